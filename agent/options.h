@@ -1,0 +1,36 @@
+// The agent's option string: comma-separated key=value pairs, the same syntax for
+// NMPROF_OPTIONS (LD_PRELOAD), -agentpath:libnmprof.so=<options> and attach.
+// The CLI links this too, so both sides agree on names, defaults and errors.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace nmprof {
+
+constexpr uint64_t kDefaultInterval = 512 * 1024;
+constexpr unsigned kDefaultStackDepth = 128;
+constexpr unsigned kMaxStackDepth = 2048;
+
+struct AgentOptions {
+  uint64_t interval = kDefaultInterval;  // mean bytes between samples; 0 records every allocation
+  std::string file;                      // output path template: %p pid, %t start time, %% percent
+  unsigned stack_depth = kDefaultStackDepth;
+};
+
+// Parses "512k", "1m", "2g", "4096" (binary units, case-insensitive, optional "b"/"ib").
+std::optional<uint64_t> parse_size(std::string_view text);
+// Formats a byte count the way parse_size reads it back ("512k", "1m", "1000").
+std::string format_size(uint64_t bytes);
+
+// Parses an option string into `options` (unnamed keys keep their defaults).
+// Returns an error message naming the bad option, or nothing on success.
+std::optional<std::string> parse_agent_options(std::string_view text, AgentOptions& options);
+std::string format_agent_options(const AgentOptions& options);
+
+// Expands %p (pid), %t (yyyymmdd-hhmmss, local time of `when`) and %% in a path.
+std::string expand_path_template(std::string_view pattern, long pid, long when);
+
+}  // namespace nmprof

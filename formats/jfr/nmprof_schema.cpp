@@ -1,0 +1,142 @@
+#include "formats/jfr/nmprof_schema.h"
+
+#include <string>
+#include <utility>
+
+namespace nmprof::jfr::schema {
+namespace {
+
+AnnotationDecl label(std::string text) { return {kLabel, {{"value", std::move(text)}}}; }
+AnnotationDecl description(std::string text) { return {kDescription, {{"value", std::move(text)}}}; }
+AnnotationDecl marker(uint64_t type) { return {type, {}}; }
+AnnotationDecl with_value(uint64_t type, std::string value) { return {type, {{"value", std::move(value)}}}; }
+
+FieldDecl field(std::string name, uint64_t type, std::string text) {
+  return FieldDecl{std::move(name), type, false, false, {label(std::move(text))}};
+}
+FieldDecl pooled(std::string name, uint64_t type, std::string text) {
+  FieldDecl f = field(std::move(name), type, std::move(text));
+  f.constant_pool = true;
+  return f;
+}
+FieldDecl annotated(FieldDecl f, std::vector<AnnotationDecl> more) {
+  for (auto& a : more) f.annotations.push_back(std::move(a));
+  return f;
+}
+FieldDecl start_time() {
+  return annotated(field("startTime", kLong, "Start Time"), {with_value(kTimestamp, "TICKS")});
+}
+FieldDecl bytes(std::string name, std::string text) {
+  return annotated(field(std::move(name), kLong, std::move(text)),
+                   {marker(kUnsigned), with_value(kDataAmount, "BYTES")});
+}
+FieldDecl address() {
+  return annotated(field("address", kLong, "Address"), {marker(kUnsigned), marker(kMemoryAddress)});
+}
+
+TypeDecl primitive(const char* name, uint64_t id) { return TypeDecl{name, id, "", false, {}, {}}; }
+
+TypeDecl annotation_type(const char* name, uint64_t id, bool has_value, bool array_value = false,
+                         bool content_type = false) {
+  TypeDecl t{name, id, "java.lang.annotation.Annotation", false, {}, {}};
+  if (has_value) t.fields.push_back(FieldDecl{"value", kString, false, array_value, {}});
+  if (content_type) t.annotations.push_back(marker(kContentType));
+  return t;
+}
+
+TypeDecl event_type(const char* name, uint64_t id, std::string text, std::vector<FieldDecl> fields,
+                    std::string about) {
+  TypeDecl t{name, id, "jdk.jfr.Event", false, {}, std::move(fields)};
+  t.annotations = {label(std::move(text)), {kCategory, {{"value-0", "Native Memory"}}},
+                   description(std::move(about))};
+  return t;
+}
+
+Metadata build() {
+  Metadata m;
+  m.add(primitive("boolean", kBoolean));
+  m.add(primitive("float", kFloat));
+  m.add(primitive("int", kInt));
+  m.add(primitive("long", kLong));
+  m.add(primitive("java.lang.String", kString));
+
+  m.add({"java.lang.Thread", kThread, "", false, {label("Thread")},
+         {field("osName", kString, "OS Thread Name"), field("osThreadId", kLong, "OS Thread Id"),
+          field("javaName", kString, "Java Thread Name"), field("javaThreadId", kLong, "Java Thread Id")}});
+  m.add({"java.lang.Class", kClass, "", false, {label("Java Class")},
+         {pooled("classLoader", kClassLoader, "Class Loader"), pooled("name", kSymbol, "Name"),
+          pooled("package", kPackage, "Package"), field("modifiers", kInt, "Access Modifiers"),
+          field("hidden", kBoolean, "Hidden")}});
+  m.add({"jdk.types.ClassLoader", kClassLoader, "", false, {label("Java Class Loader")},
+         {pooled("type", kClass, "Type"), pooled("name", kSymbol, "Name")}});
+  m.add({"jdk.types.FrameType", kFrameType, "", true, {label("Frame type")},
+         {field("description", kString, "Description")}});
+  FieldDecl frames = field("frames", kStackFrame, "Stack Frames");
+  frames.array = true;
+  m.add({"jdk.types.StackTrace", kStackTrace, "", false, {label("Stacktrace")},
+         {field("truncated", kBoolean, "Truncated"), frames}});
+  m.add({"jdk.types.StackFrame", kStackFrame, "", false, {},
+         {pooled("method", kMethod, "Java Method"), field("lineNumber", kInt, "Line Number"),
+          field("bytecodeIndex", kInt, "Bytecode Index"), pooled("type", kFrameType, "Frame Type")}});
+  m.add({"jdk.types.Method", kMethod, "", false, {label("Java Method")},
+         {pooled("type", kClass, "Type"), pooled("name", kSymbol, "Name"),
+          pooled("descriptor", kSymbol, "Descriptor"), field("modifiers", kInt, "Access Modifiers"),
+          field("hidden", kBoolean, "Hidden")}});
+  m.add({"jdk.types.Package", kPackage, "", false, {label("Package")}, {pooled("name", kSymbol, "Name")}});
+  m.add({"jdk.types.Symbol", kSymbol, "", true, {label("Symbol")}, {field("string", kString, "String")}});
+
+  m.add(event_type(kMallocName, kMallocEvent, "Malloc",
+                   {start_time(), pooled("eventThread", kThread, "Event Thread"),
+                    pooled("stackTrace", kStackTrace, "Stack Trace"), address(), bytes("size", "Size"),
+                    annotated(field("weight", kFloat, "Weight"),
+                              {description("Allocations this sample stands for (1/probability of sampling it)")})},
+                   "A sampled native memory allocation"));
+  m.add(event_type(kFreeName, kFreeEvent, "Free",
+                   {start_time(), pooled("eventThread", kThread, "Event Thread"),
+                    pooled("stackTrace", kStackTrace, "Stack Trace"), address()},
+                   "Release of a sampled native memory block"));
+  m.add(event_type(kProcessName, kProcessEvent, "Profiled Process",
+                   {start_time(), field("pid", kLong, "Process Id"), field("parentPid", kLong, "Parent Process Id"),
+                    field("commandLine", kString, "Command Line"), field("executable", kString, "Executable"),
+                    field("hostName", kString, "Host Name"),
+                    annotated(field("processStart", kLong, "Process Start"),
+                              {with_value(kTimestamp, "MILLISECONDS_SINCE_EPOCH")}),
+                    field("agentVersion", kString, "Agent Version")},
+                   "The process this chunk of the recording comes from"));
+  m.add(event_type(kSettingName, kSettingEvent, "Recording Setting",
+                   {start_time(),
+                    annotated(field("duration", kLong, "Duration"), {with_value(kTimespan, "TICKS")}),
+                    field("id", kLong, "Event Id"), field("name", kString, "Setting Name"),
+                    field("value", kString, "Setting Value")},
+                   "An option the agent recorded with"));
+  m.add(event_type(kStatisticsName, kStatisticsEvent, "Profiler Statistics",
+                   {start_time(), field("samples", kLong, "Samples"),
+                    field("lostSamples", kLong, "Lost Samples"), bytes("agentMemory", "Agent Memory")},
+                   "Totals of the agent's own work, as of this event"));
+
+  m.add(annotation_type("jdk.jfr.Label", kLabel, true));
+  m.add(annotation_type("jdk.jfr.Category", kCategory, true, true));
+  m.add(annotation_type("jdk.jfr.ContentType", kContentType, false));
+  m.add(annotation_type("jdk.jfr.Timestamp", kTimestamp, true, false, true));
+  m.add(annotation_type("jdk.jfr.Timespan", kTimespan, true, false, true));
+  m.add(annotation_type("jdk.jfr.DataAmount", kDataAmount, true, false, true));
+  m.add(annotation_type("jdk.jfr.MemoryAddress", kMemoryAddress, false, false, true));
+  m.add(annotation_type("jdk.jfr.Unsigned", kUnsigned, false, false, true));
+  m.add(annotation_type("jdk.jfr.Description", kDescription, true));
+  return m;
+}
+
+}  // namespace
+
+const char* frame_type_name(FrameTypeKey key) {
+  static const char* const names[kFrameTypeCount] = {"Interpreted", "JIT compiled", "Inlined", "Native",
+                                                     "C++",         "Kernel",       "C1 compiled"};
+  return key < kFrameTypeCount ? names[key] : "Native";
+}
+
+const Metadata& nmprof_metadata() {
+  static const Metadata metadata = build();
+  return metadata;
+}
+
+}  // namespace nmprof::jfr::schema

@@ -1,0 +1,72 @@
+// The JFR type system nmprof writes: standard JDK types (threads, stacks, methods,
+// classes) plus the profiler.Malloc / profiler.Free events and nmprof's own
+// recording-description events. Readers look everything up by name; these ids are
+// only what nmprof's writer uses.
+#pragma once
+
+#include <cstdint>
+
+#include "formats/jfr/metadata.h"
+
+namespace nmprof::jfr::schema {
+
+enum TypeId : uint64_t {
+  kBoolean = 4,
+  kFloat = 6,
+  kInt = 10,
+  kLong = 11,
+  kString = 20,
+  kClass = 21,
+  kThread = 22,
+  kClassLoader = 23,
+  kFrameType = 24,
+  kStackTrace = 26,
+  kStackFrame = 27,
+  kMethod = 28,
+  kPackage = 30,
+  kSymbol = 31,
+
+  kMallocEvent = 120,
+  kFreeEvent = 121,
+  kProcessEvent = 122,
+  kSettingEvent = 123,
+  kStatisticsEvent = 124,
+
+  kLabel = 201,
+  kCategory = 202,
+  kContentType = 203,
+  kTimestamp = 204,
+  kTimespan = 205,
+  kDataAmount = 206,
+  kMemoryAddress = 207,
+  kUnsigned = 208,
+  kDescription = 209,
+};
+
+// Keys of the jdk.types.FrameType pool, with the JDK's and JMC's descriptions.
+enum FrameTypeKey : uint8_t {
+  kInterpreted = 0,
+  kJitCompiled = 1,
+  kInlined = 2,
+  kNative = 3,
+  kCpp = 4,
+  kKernel = 5,
+  kC1Compiled = 6,
+};
+const char* frame_type_name(FrameTypeKey key);
+constexpr int kFrameTypeCount = 7;
+
+// JVM access flag that marks native methods; nmprof gives it to native frames.
+constexpr int kAccNative = 0x100;
+
+// Event and field names shared by the writer and the profile reader.
+inline constexpr const char* kMallocName = "profiler.Malloc";
+inline constexpr const char* kFreeName = "profiler.Free";
+inline constexpr const char* kProcessName = "nmprof.Process";
+inline constexpr const char* kSettingName = "jdk.ActiveSetting";
+inline constexpr const char* kStatisticsName = "nmprof.Statistics";
+
+// The complete metadata of an nmprof recording.
+const Metadata& nmprof_metadata();
+
+}  // namespace nmprof::jfr::schema
