@@ -6,7 +6,7 @@
 
 namespace nmprof::jfr {
 
-bool ChunkWriter::begin(int fd, const Metadata& metadata, const ChunkClock& clock) {
+bool ChunkWriter::begin(int fd, const ByteBuffer& metadata_record, const ChunkClock& clock) {
   fd_ = fd;
   clock_ = clock;
   off_t end = lseek(fd, 0, SEEK_END);
@@ -16,12 +16,18 @@ bool ChunkWriter::begin(int fd, const Metadata& metadata, const ChunkClock& cloc
   last_checkpoint_ = 0;
   ok_ = true;
 
-  scratch_.clear();
-  for (size_t i = 0; i < kChunkHeaderSize; i++) scratch_.put_u8(0);  // patched below
+  uint8_t placeholder[kChunkHeaderSize] = {};  // patched below
   metadata_offset_ = kChunkHeaderSize;
-  metadata.encode(scratch_, clock.start_ticks, metadata.fingerprint());
-  if (!scratch_.ok() || !write_all(scratch_.data(), scratch_.size())) return ok_ = false;
+  if (!write_all(placeholder, sizeof placeholder) || !metadata_record.ok() ||
+      !write_all(metadata_record.data(), metadata_record.size()))
+    return ok_ = false;
   return patch_header(clock.start_ticks);
+}
+
+bool ChunkWriter::begin(int fd, const Metadata& metadata, const ChunkClock& clock) {
+  ByteBuffer record;
+  metadata.encode(record, clock.start_ticks, metadata.fingerprint());
+  return begin(fd, record, clock);
 }
 
 bool ChunkWriter::append(const ConstantPools& pools, const ByteBuffer& events, uint64_t now_ticks) {

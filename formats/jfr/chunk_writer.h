@@ -3,6 +3,7 @@
 // a process that dies between appends loses only what it had not appended yet.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "formats/jfr/byte_buffer.h"
@@ -10,6 +11,8 @@
 #include "formats/jfr/metadata.h"
 
 namespace nmprof::jfr {
+
+constexpr size_t kChunkHeaderSize = 68;
 
 struct ChunkClock {
   uint64_t start_nanos;       // wall clock, ns since the Unix epoch
@@ -19,8 +22,13 @@ struct ChunkClock {
 
 class ChunkWriter {
  public:
-  // Starts a chunk at the current end of fd with a header and the metadata record.
+  // Starts a chunk at the current end of fd with a header and the metadata record
+  // (encoded by Metadata::encode, so that beginning needs no heap allocation).
+  bool begin(int fd, const ByteBuffer& metadata_record, const ChunkClock& clock);
+  // The same, encoding `metadata` first (for writers outside the agent).
   bool begin(int fd, const Metadata& metadata, const ChunkClock& clock);
+  // Continues on another descriptor of the same file (after the host closed ours).
+  void reattach(int fd) { fd_ = fd; }
   // Writes a checkpoint with `pools` (when not empty) followed by `events` (encoded
   // records), then patches the header. now_ticks sets the chunk's duration.
   bool append(const ConstantPools& pools, const ByteBuffer& events, uint64_t now_ticks);
@@ -40,7 +48,5 @@ class ChunkWriter {
   ChunkClock clock_{};
   ByteBuffer scratch_;
 };
-
-constexpr size_t kChunkHeaderSize = 68;
 
 }  // namespace nmprof::jfr

@@ -2,6 +2,11 @@
 
 namespace nmprof::jfr {
 
+ConstantPools::ConstantPools(std::initializer_list<uint64_t> types) {
+  pools_.reserve(types.size());
+  for (uint64_t type : types) pools_.push_back(Pool{type, 0, {}});
+}
+
 ByteBuffer& ConstantPools::add_entry(uint64_t type) {
   for (auto& p : pools_) {
     if (p.type == type) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "formats/jfr/byte_buffer.h"
@@ -11,6 +12,11 @@ namespace nmprof::jfr {
 
 class ConstantPools {
  public:
+  ConstantPools() = default;
+  // Pre-creates the pools of `types` so that adding entries of those types never
+  // allocates from the heap (the agent may do it inside a signal handler).
+  explicit ConstantPools(std::initializer_list<uint64_t> types);
+
   // Starts a new entry of `type` and returns the buffer its key and value go into.
   ByteBuffer& add_entry(uint64_t type);
   bool empty() const;

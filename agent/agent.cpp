@@ -1,0 +1,148 @@
+#include "agent/agent.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "agent/got_patcher.h"
+#include "agent/hook_events.h"
+#include "agent/hook_table.h"
+#include "agent/log.h"
+#include "agent/modules.h"
+#include "agent/native_frames.h"
+#include "agent/recorder.h"
+#include "agent/sampler.h"
+#include "agent/stack_capture.h"
+#include "agent/termination_signals.h"
+#include "agent/thread_state.h"
+
+namespace nmprof {
+namespace {
+
+// Everything the running agent owns. Allocated once and never destroyed: other
+// threads may still be inside a hook while the process exits.
+struct Agent {
+  AgentOptions options;
+  ModuleMap modules;
+  NativeFrameResolver resolver{modules};
+  StackCapture capture{modules};
+  Recorder recorder{resolver};
+  GotPatcher patcher{reinterpret_cast<const void*>(&start_agent)};
+  SpinLock library_change_lock;
+  std::atomic<bool> recording{false};
+  pthread_key_t scratch_key;
+};
+
+Agent* g_agent = nullptr;
+
+void free_thread_scratch(void* p) {
+  t_state.scratch_frames = nullptr;
+  free(p);
+}
+
+// The thread's buffers for capturing a stack: stackdepth frames, then the pcs of the
+// walk (which also sees the agent's own frames).
+CallFrame* thread_scratch(ThreadState& t) {
+  if (!t.scratch_frames) {
+    size_t depth = g_agent->options.stack_depth;
+    t.scratch_frames = static_cast<CallFrame*>(
+        malloc(depth * sizeof(CallFrame) + (depth + StackCapture::kAgentFrames) * sizeof(uintptr_t)));
+    if (t.scratch_frames) pthread_setspecific(g_agent->scratch_key, t.scratch_frames);
+  }
+  return t.scratch_frames;
+}
+
+void record_sample(ThreadState& t, void* p, size_t size) {
+  CallFrame* frames = thread_scratch(t);
+  if (!frames) return;
+  size_t depth = g_agent->options.stack_depth;
+  CallStack stack{frames, depth};
+  g_agent->capture.capture(t, stack, reinterpret_cast<uintptr_t*>(frames + depth));
+  g_agent->recorder.record_allocation(t, stack, reinterpret_cast<uintptr_t>(p), size, Sampler::weight(size));
+}
+
+bool flush_for_signal() { return g_agent->recorder.flush_from_signal(); }
+
+void before_fork() { g_agent->recorder.before_fork(); }
+void after_fork_in_parent() { g_agent->recorder.after_fork_in_parent(); }
+void after_fork_in_child() {
+  AgentGuard guard;
+  g_agent->patcher.reset_lock();
+  g_agent->library_change_lock.unlock();
+  g_agent->recorder.after_fork_in_child();
+}
+
+Settings settings_of(const AgentOptions& o, AgentMode mode) {
+  const char* mode_name = mode == AgentMode::Preload ? "preload" : mode == AgentMode::JvmStartup ? "jvm" : "attach";
+  return {{"nativemem", std::to_string(o.interval)},
+          {"stackdepth", std::to_string(o.stack_depth)},
+          {"file", o.file},
+          {"mode", mode_name}};
+}
+
+}  // namespace
+
+void on_sampled_allocation(void* p, size_t size) {
+  ThreadState& t = t_state;
+  if (t.random == 0) t.tid = static_cast<int>(gettid());
+  if (!Sampler::confirm(t, size)) return;
+  if (p && g_agent && g_agent->recording.load(std::memory_order_relaxed)) {
+    AgentGuard guard;
+    record_sample(t, p, size);
+  }
+  Sampler::restart(t);
+  resume_deferred_signal();
+}
+
+void on_libraries_changed(bool deepbind) {
+  if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed)) return;
+  AgentGuard guard;
+  g_agent->library_change_lock.lock(static_cast<int>(gettid()));
+  if (g_agent->modules.refresh()) g_agent->patcher.patch_all(deepbind);
+  g_agent->library_change_lock.unlock();
+}
+
+void on_process_image_ending() {
+  if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed)) return;
+  // After vfork() the child shares our memory until it execs: leave it alone.
+  AgentGuard guard;
+  if (getpid() == g_agent->recorder.pid()) g_agent->recorder.flush();
+}
+
+bool start_agent(const AgentOptions& options, AgentMode mode) {
+  AgentGuard guard;
+  if (g_agent) return true;
+  Agent* agent = new (std::nothrow) Agent;
+  if (!agent) {
+    log_line("out of memory at start; not profiling");
+    return false;
+  }
+  agent->options = options;
+  if (agent->options.file.empty()) agent->options.file = "nmprof-%p.jfr";
+  if (pthread_key_create(&agent->scratch_key, free_thread_scratch) != 0) {
+    log_line("cannot create thread-local storage; not profiling");
+    return false;
+  }
+  Sampler::set_interval(options.interval);
+  look_up_default_targets();
+  agent->modules.refresh();
+  for (int id = 0; id < kHookCount; id++) agent->patcher.set_enabled(static_cast<HookId>(id), id != kFree);
+  agent->recorder.start(agent->options.file, settings_of(agent->options, mode));
+  g_agent = agent;
+  agent->recording.store(true, std::memory_order_release);
+  pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+  if (mode == AgentMode::Preload) install_termination_handlers(flush_for_signal);
+  agent->patcher.patch_all();
+  return true;
+}
+
+void finish_agent() {
+  if (!g_agent || !g_agent->recording.exchange(false)) return;
+  AgentGuard guard;
+  g_agent->recorder.finish();
+}
+
+}  // namespace nmprof

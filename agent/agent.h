@@ -1,0 +1,19 @@
+// The agent's lifecycle: start recording in this process (from LD_PRELOAD, or later
+// as a JVMTI agent), keep the hooks on newly loaded libraries, follow fork(), and
+// write the recording out when the process ends.
+#pragma once
+
+#include "agent/options.h"
+
+namespace nmprof {
+
+// How the agent came into the process; recorded in the file.
+enum class AgentMode { Preload, JvmStartup, JvmAttach };
+
+// Installs the hooks and starts recording. Returns false (after one log line) when
+// it cannot; allocations then pass through untouched.
+bool start_agent(const AgentOptions& options, AgentMode mode);
+// Writes the recording out; nothing is recorded afterwards.
+void finish_agent();
+
+}  // namespace nmprof

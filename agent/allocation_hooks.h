@@ -1,0 +1,102 @@
+// Entry points that replace malloc and friends in patched GOT slots. The path an
+// allocation takes when it is not sampled: the call to the original function and
+// one subtraction from a thread-local countdown.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "agent/hook_events.h"
+#include "agent/hook_table.h"
+#include "agent/sampler.h"
+
+namespace nmprof {
+
+__attribute__((always_inline)) inline void count_allocation(void* p, size_t size) {
+  if (__builtin_expect(Sampler::countdown(size), 0)) on_sampled_allocation(p, size);
+}
+
+template <int K>
+struct MallocHook {
+  static void* call(size_t size) {
+    void* p = hook_target<void* (*)(size_t)>(kMalloc, K)(size);
+    count_allocation(p, size);
+    return p;
+  }
+};
+
+template <int K>
+struct CallocHook {
+  static void* call(size_t count, size_t size) {
+    void* p = hook_target<void* (*)(size_t, size_t)>(kCalloc, K)(count, size);
+    size_t total;
+    if (__builtin_mul_overflow(count, size, &total)) total = 0;  // failed anyway
+    count_allocation(p, total);
+    return p;
+  }
+};
+
+// A realloc counts as an allocation of its new size.
+template <int K>
+struct ReallocHook {
+  static void* call(void* old, size_t size) {
+    void* p = hook_target<void* (*)(void*, size_t)>(kRealloc, K)(old, size);
+    count_allocation(p, size);
+    return p;
+  }
+};
+
+template <int K>
+struct ReallocarrayHook {
+  static void* call(void* old, size_t count, size_t size) {
+    void* p = hook_target<void* (*)(void*, size_t, size_t)>(kReallocarray, K)(old, count, size);
+    size_t total;
+    if (__builtin_mul_overflow(count, size, &total)) total = 0;
+    count_allocation(p, total);
+    return p;
+  }
+};
+
+template <int K>
+struct FreeHook {
+  static void call(void* p) { hook_target<void (*)(void*)>(kFree, K)(p); }
+};
+
+template <int K>
+struct PosixMemalignHook {
+  static int call(void** out, size_t alignment, size_t size) {
+    int result = hook_target<int (*)(void**, size_t, size_t)>(kPosixMemalign, K)(out, alignment, size);
+    if (result == 0) count_allocation(*out, size);
+    return result;
+  }
+};
+
+// aligned_alloc, memalign: (alignment, size).
+template <HookId Id, int K>
+struct AlignedHook {
+  static void* call(size_t alignment, size_t size) {
+    void* p = hook_target<void* (*)(size_t, size_t)>(Id, K)(alignment, size);
+    count_allocation(p, size);
+    return p;
+  }
+};
+template <int K>
+using AlignedAllocHook = AlignedHook<kAlignedAlloc, K>;
+template <int K>
+using MemalignHook = AlignedHook<kMemalign, K>;
+
+// valloc, pvalloc: page-aligned (pvalloc rounds the size up to whole pages).
+template <HookId Id, int K>
+struct PageAlignedHook {
+  static void* call(size_t size) {
+    void* p = hook_target<void* (*)(size_t)>(Id, K)(size);
+    count_allocation(p, size);
+    return p;
+  }
+};
+template <int K>
+using VallocHook = PageAlignedHook<kValloc, K>;
+template <int K>
+using PvallocHook = PageAlignedHook<kPvalloc, K>;
+
+}  // namespace nmprof

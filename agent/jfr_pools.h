@@ -1,0 +1,78 @@
+// The recording's symbols, classes and methods: deduplicated, numbered, and written
+// into the file's constant pools once per output file ("generation"). Native
+// functions are methods of a class named after their library; Java methods (later)
+// are methods of their Java class.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "formats/jfr/constant_pools.h"
+
+namespace nmprof {
+
+class JfrPools {
+ public:
+  uint32_t symbol(std::string_view text);
+  uint32_t package(std::string_view name);
+  // A class by name (libraries by basename, Java classes in internal form a/b/C);
+  // package 0 = none.
+  uint32_t klass(std::string_view name, uint32_t package = 0, int modifiers = 0);
+  uint32_t method(uint32_t klass, std::string_view name, std::string_view descriptor, int modifiers);
+
+  // Adds the pool entries of `method` and everything it refers to that the current
+  // output file does not hold yet. Keys are `key_base | id`.
+  void write_method(uint32_t method, jfr::ConstantPools& out, uint32_t generation, uint64_t key_base);
+
+  size_t memory_bytes() const;
+
+ private:
+  struct Symbol {
+    const std::string* text;  // the key in symbol_ids_ (node keys never move)
+    uint32_t written_in;
+  };
+  struct Package {
+    uint32_t name;
+    uint32_t written_in;
+  };
+  struct Class {
+    uint32_t name;
+    uint32_t package;
+    int modifiers;
+    uint32_t written_in;
+  };
+  struct Method {
+    uint32_t klass;
+    uint32_t name;
+    uint32_t descriptor;
+    int modifiers;
+    uint32_t written_in;
+  };
+
+  void write_symbol(uint32_t id, jfr::ConstantPools& out, uint32_t generation, uint64_t key_base);
+  void write_class(uint32_t id, jfr::ConstantPools& out, uint32_t generation, uint64_t key_base);
+
+  std::vector<Symbol> symbols_;
+  std::unordered_map<std::string, uint32_t> symbol_ids_;
+  std::vector<Package> packages_;
+  std::unordered_map<uint32_t, uint32_t> package_ids_;  // name symbol -> package id
+  std::vector<Class> classes_;
+  std::unordered_map<uint64_t, uint32_t> class_ids_;    // (name, package) -> class id
+  std::vector<Method> methods_;
+  struct MethodKey {
+    uint32_t klass, name, descriptor;
+    bool operator==(const MethodKey&) const = default;
+  };
+  struct MethodKeyHash {
+    size_t operator()(const MethodKey& k) const {
+      return ((static_cast<uint64_t>(k.klass) << 42) ^ (static_cast<uint64_t>(k.name) << 21) ^ k.descriptor) *
+             0x9E3779B97F4A7C15ull;
+    }
+  };
+  std::unordered_map<MethodKey, uint32_t, MethodKeyHash> method_ids_;
+};
+
+}  // namespace nmprof

@@ -1,0 +1,31 @@
+// Resolves native frames to functions: the symbol containing the return address in
+// its module's symbol table (loaded on first use), as a method of a class named
+// after the library; "libfoo.so+0x1a2b" (link-time address) where no symbol covers it.
+#pragma once
+
+#include <memory>
+#include <unordered_map>
+
+#include "agent/frame_resolver.h"
+#include "agent/modules.h"
+#include "agent/symbols/symbol_table.h"
+
+namespace nmprof {
+
+class NativeFrameResolver : public FrameResolver {
+ public:
+  explicit NativeFrameResolver(const ModuleMap& modules) : modules_(modules) {}
+  void resolve(const CallFrame& frame, JfrPools& pools, uint32_t& method, int32_t& line) override;
+
+  // The descriptor JFR tools need on every method; "()L;" shows as "()" in jfr print.
+  static constexpr const char* kNativeDescriptor = "()L;";
+
+ private:
+  symbols::SymbolTable* symbols_of(const Module& module);
+
+  const ModuleMap& modules_;
+  std::unordered_map<const Module*, std::unique_ptr<symbols::SymbolTable>> tables_;  // null: unreadable
+  std::unordered_map<uintptr_t, uint32_t> methods_by_pc_;
+};
+
+}  // namespace nmprof

@@ -1,0 +1,99 @@
+#include "agent/output_file.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "agent/log.h"
+
+namespace nmprof {
+namespace {
+
+// "dir/app.jfr" -> "dir/app.<pid>.jfr"; "dir/app" -> "dir/app.<pid>".
+std::string with_pid(const std::string& path, long pid) {
+  size_t slash = path.rfind('/');
+  size_t dot = path.rfind('.');
+  std::string suffix = "." + std::to_string(pid);
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash) || dot == slash + 1)
+    return path + suffix;
+  return path.substr(0, dot) + suffix + path.substr(dot);
+}
+
+}  // namespace
+
+void OutputFile::reset(const std::string& path, long pid, jfr::ByteBuffer metadata_record,
+                       const jfr::ChunkClock& clock) {
+  close();
+  path_ = path;
+  alternate_path_ = with_pid(path, pid);
+  using_alternate_ = false;
+  metadata_record_ = std::move(metadata_record);
+  clock_ = clock;
+  failed_ = false;
+}
+
+bool OutputFile::claim(const std::string& path) {
+  // No O_TRUNC before holding the lock: that would destroy the owner's recording.
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0 || ftruncate(fd, 0) != 0) {
+    int error = errno;
+    ::close(fd);
+    errno = error;
+    return false;
+  }
+  struct stat st;
+  fstat(fd, &st);
+  fd_ = fd;
+  device_ = st.st_dev;
+  inode_ = st.st_ino;
+  return true;
+}
+
+bool OutputFile::open_file() {
+  if (claim(path_)) return true;
+  if (errno == EWOULDBLOCK && claim(alternate_path_)) {
+    using_alternate_ = true;
+    return true;
+  }
+  log_line("cannot write %s: %s; recording stopped, allocations pass through", path().c_str(), strerror(errno));
+  return false;
+}
+
+bool OutputFile::descriptor_is_ours() const {
+  struct stat st;
+  return fstat(fd_, &st) == 0 && st.st_dev == device_ && st.st_ino == inode_;
+}
+
+bool OutputFile::fail(const char* what) {
+  if (!failed_) log_line("%s %s: %s; recording stopped", what, path().c_str(), strerror(errno));
+  failed_ = true;
+  return false;
+}
+
+bool OutputFile::append(const jfr::ConstantPools& pools, const jfr::ByteBuffer& events, uint64_t now_ticks) {
+  if (failed_) return false;
+  if (fd_ < 0) {
+    if (!open_file()) return failed_ = true, false;
+    if (!writer_.begin(fd_, metadata_record_, clock_)) return fail("cannot write");
+  } else if (!descriptor_is_ours()) {
+    // The host closed or reused our descriptor number: continue on a fresh one.
+    int fd = open(path().c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return fail("lost the output file");
+    fd_ = fd;
+    writer_.reattach(fd);
+  }
+  if (!writer_.append(pools, events, now_ticks)) return fail("cannot write");
+  return true;
+}
+
+void OutputFile::close() {
+  if (fd_ >= 0 && descriptor_is_ours()) ::close(fd_);
+  fd_ = -1;
+}
+
+}  // namespace nmprof

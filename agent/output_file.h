@@ -1,0 +1,47 @@
+// The file one process records into. It is created on the first append (a process
+// that records nothing leaves no file), claimed with an exclusive flock (a second
+// process given the same path, e.g. a forked child, writes `name.<pid>.ext`
+// instead), reopened if the host closed our descriptor (daemons close every fd),
+// and a complete JFR file after each append. Needs no heap allocation once the
+// paths are set, so it can be used from a signal handler.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "formats/jfr/chunk_writer.h"
+
+namespace nmprof {
+
+class OutputFile {
+ public:
+  // `path` is the expanded output path; `metadata_record` the encoded JFR metadata.
+  void reset(const std::string& path, long pid, jfr::ByteBuffer metadata_record, const jfr::ChunkClock& clock);
+  bool append(const jfr::ConstantPools& pools, const jfr::ByteBuffer& events, uint64_t now_ticks);
+  void close();
+
+  bool failed() const { return failed_; }
+  bool opened() const { return fd_ >= 0; }
+  // The path actually written (the pid-suffixed one when the plain path was taken).
+  const std::string& path() const { return using_alternate_ ? alternate_path_ : path_; }
+
+ private:
+  bool open_file();
+  bool claim(const std::string& path);
+  bool descriptor_is_ours() const;
+  bool fail(const char* what);
+
+  std::string path_;
+  std::string alternate_path_;
+  bool using_alternate_ = false;
+  jfr::ByteBuffer metadata_record_;
+  jfr::ChunkClock clock_{};
+  jfr::ChunkWriter writer_;
+  int fd_ = -1;
+  dev_t device_ = 0;
+  ino_t inode_ = 0;
+  bool failed_ = false;
+};
+
+}  // namespace nmprof

@@ -1,0 +1,239 @@
+#include "agent/recorder.h"
+
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "agent/clock.h"
+#include "agent/options.h"
+#include "formats/jfr/event_record.h"
+#include "formats/jfr/nmprof_schema.h"
+
+namespace nmprof {
+namespace {
+
+namespace schema = jfr::schema;
+
+constexpr size_t kFlushBytes = 256 * 1024;
+constexpr uint64_t kFlushNanos = 1000000000;  // at most a second of samples is ever unwritten
+
+int current_tid() { return static_cast<int>(gettid()); }
+
+}  // namespace
+
+Recorder::Recorder(FrameResolver& resolver)
+    : resolver_(resolver),
+      out_pools_({schema::kThread, schema::kStackTrace, schema::kMethod, schema::kClass, schema::kPackage,
+                  schema::kSymbol, schema::kFrameType}) {}
+
+void Recorder::start(const std::string& path_template, const Settings& settings) {
+  lock_.lock(current_tid());
+  path_template_ = path_template;
+  settings_ = settings;
+  begin_generation();
+  active_ = true;
+  lock_.unlock();
+}
+
+void Recorder::begin_generation() {
+  process_ = read_process_info();
+  generation_++;
+  key_base_ = static_cast<uint64_t>(process_.pid) << 32;
+  jfr::ChunkClock clock = current_chunk_clock();
+  jfr::ByteBuffer metadata;
+  const jfr::Metadata& m = schema::nmprof_metadata();
+  m.encode(metadata, clock.start_ticks, m.fingerprint());
+  std::string path = expand_path_template(path_template_, process_.pid, time(nullptr));
+  file_.reset(path, process_.pid, std::move(metadata), clock);
+  events_.clear();
+  out_pools_.clear();
+  pending_stacks_.clear();
+  pending_threads_.clear();
+  samples_ = 0;
+  lost_samples_ = 0;
+  last_flush_ = clock.start_ticks;
+  append_prelude();
+}
+
+void Recorder::append_prelude() {
+  for (int i = 0; i < schema::kFrameTypeCount; i++) {
+    auto& entry = out_pools_.add_entry(schema::kFrameType);
+    entry.put_varint(static_cast<uint64_t>(i));
+    entry.put_string(schema::frame_type_name(static_cast<schema::FrameTypeKey>(i)));
+  }
+  uint64_t now = monotonic_ticks();
+  jfr::ByteBuffer body;
+  body.put_varint(schema::kProcessEvent);
+  body.put_varint(now);
+  body.put_varint(static_cast<uint64_t>(process_.pid));
+  body.put_varint(static_cast<uint64_t>(process_.parent_pid));
+  body.put_string(process_.command_line);
+  body.put_string(process_.executable);
+  body.put_string(process_.host);
+  body.put_varint(static_cast<uint64_t>(process_.start_millis));
+  body.put_string(NMPROF_VERSION);
+  jfr::append_record(events_, body.data(), body.size());
+  for (const auto& [name, value] : settings_) {
+    body.clear();
+    body.put_varint(schema::kSettingEvent);
+    body.put_varint(now);
+    body.put_varint(0);  // duration
+    body.put_varint(schema::kMallocEvent);
+    body.put_string(name);
+    body.put_string(value);
+    jfr::append_record(events_, body.data(), body.size());
+  }
+}
+
+uint32_t Recorder::thread_entry(ThreadState& t) {
+  if (t.recorder_generation == generation_) return t.thread_entry;
+  ThreadEntry entry{t.tid, {}};
+  prctl(PR_GET_NAME, entry.name);
+  threads_.push_back(entry);
+  t.thread_entry = static_cast<uint32_t>(threads_.size());
+  t.recorder_generation = generation_;
+  pending_threads_.push_back(t.thread_entry);
+  return t.thread_entry;
+}
+
+void Recorder::resolve_new_stack(uint32_t id) {
+  const StackTable::Entry& e = stacks_.entry(id);
+  const CallFrame* frames = stacks_.frames(e);
+  uint32_t* methods = stacks_.methods(e);
+  int32_t* lines = stacks_.lines(e);
+  for (size_t i = 0; i < e.depth; i++) resolver_.resolve(frames[i], pools_, methods[i], lines[i]);
+}
+
+void Recorder::record_allocation(ThreadState& t, const CallStack& stack, uint64_t address, uint64_t size,
+                                 float weight) {
+  // Our own thread already holds the lock only when fork()'s prepare handler or a
+  // signal interrupted the recorder: drop the sample rather than deadlock.
+  if (lock_.owner() == t.tid) {
+    lost_samples_++;
+    return;
+  }
+  uint64_t now = monotonic_ticks();
+  lock_.lock(t.tid);
+  if (active_ && !file_.failed()) {
+    uint32_t thread = thread_entry(t);
+    bool added;
+    uint32_t id = stacks_.intern(stack, added);
+    if (added) resolve_new_stack(id);
+    StackTable::Entry& e = stacks_.entry(id);
+    if (e.written_in != generation_) {
+      e.written_in = generation_;  // "in the file by the next append"
+      pending_stacks_.push_back(id);
+    }
+    jfr::SmallRecord r(schema::kMallocEvent);
+    r.varint(now);
+    r.varint(key(thread));
+    r.varint(key(id));
+    r.varint(address);
+    r.varint(size);
+    r.f32(weight);
+    r.append_to(events_);
+    samples_++;
+    if (events_.size() >= kFlushBytes || now - last_flush_ >= kFlushNanos) flush_locked(now);
+  }
+  lock_.unlock();
+}
+
+void Recorder::write_pending_pools() {
+  for (uint32_t id : pending_threads_) {
+    const ThreadEntry& t = threads_[id - 1];
+    auto& entry = out_pools_.add_entry(schema::kThread);
+    entry.put_varint(key(id));
+    entry.put_string(std::string_view(t.name, strnlen(t.name, sizeof t.name)));
+    entry.put_varint(static_cast<uint64_t>(t.tid));
+    entry.put_null_string();  // Java name
+    entry.put_varint(0);      // Java thread id
+  }
+  for (uint32_t id : pending_stacks_) {
+    const StackTable::Entry& e = stacks_.entry(id);
+    const CallFrame* frames = stacks_.frames(e);
+    const uint32_t* methods = stacks_.methods(e);
+    const int32_t* lines = stacks_.lines(e);
+    for (size_t i = 0; i < e.depth; i++)
+      if (methods[i]) pools_.write_method(methods[i], out_pools_, generation_, key_base_);
+    auto& entry = out_pools_.add_entry(schema::kStackTrace);
+    entry.put_varint(key(id));
+    entry.put_bool(e.truncated);
+    entry.put_varint(e.depth);
+    for (size_t i = 0; i < e.depth; i++) {
+      entry.put_varint(methods[i] ? key(methods[i]) : 0);
+      entry.put_varint(static_cast<uint32_t>(lines[i]));
+      entry.put_varint(static_cast<uint32_t>(frames[i].bci));
+      entry.put_varint(frames[i].type);
+    }
+  }
+  pending_threads_.clear();
+  pending_stacks_.clear();
+}
+
+void Recorder::append_statistics(uint64_t now) {
+  jfr::SmallRecord r(schema::kStatisticsEvent);
+  r.varint(now);
+  r.varint(samples_);
+  r.varint(lost_samples_);
+  r.varint(memory_bytes());
+  r.append_to(events_);
+}
+
+void Recorder::flush_locked(uint64_t now) {
+  write_pending_pools();
+  append_statistics(now);
+  file_.append(out_pools_, events_, now);
+  out_pools_.clear();
+  events_.clear();
+  last_flush_ = now;
+}
+
+void Recorder::flush() {
+  lock_.lock(current_tid());
+  if (active_) flush_locked(monotonic_ticks());
+  lock_.unlock();
+}
+
+void Recorder::finish() {
+  lock_.lock(current_tid());
+  if (active_) {
+    flush_locked(monotonic_ticks());
+    file_.close();
+    active_ = false;
+  }
+  lock_.unlock();
+}
+
+bool Recorder::flush_from_signal() {
+  int self = current_tid();
+  if (lock_.owner() == self) return false;
+  // Another thread holds the lock only for a short critical section; give up after
+  // a second rather than hang the process's termination.
+  for (int waited_ms = 0; !lock_.try_lock(self); waited_ms++) {
+    if (waited_ms >= 1000) return true;
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, nullptr);
+  }
+  if (active_) flush_locked(monotonic_ticks());
+  lock_.unlock();
+  return true;
+}
+
+void Recorder::before_fork() { lock_.lock(current_tid()); }
+
+void Recorder::after_fork_in_parent() { lock_.unlock(); }
+
+void Recorder::after_fork_in_child() {
+  t_state.tid = current_tid();
+  if (active_) begin_generation();  // drops the parent's unwritten events: the parent writes them
+  lock_.unlock();
+}
+
+size_t Recorder::memory_bytes() const {
+  return stacks_.memory_bytes() + pools_.memory_bytes() + threads_.capacity() * sizeof(ThreadEntry) +
+         (pending_stacks_.capacity() + pending_threads_.capacity()) * sizeof(uint32_t) + events_.size();
+}
+
+}  // namespace nmprof

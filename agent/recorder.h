@@ -1,0 +1,92 @@
+// The sample store and JFR recording of one process: deduplicates stacks and
+// threads, encodes events, and appends them with the pool entries they need to the
+// output file when its buffer fills or a second has passed, so the file on disk is
+// always complete up to the last append. All state is guarded by one spin lock,
+// taken only on the sampled path.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "agent/call_stack.h"
+#include "agent/frame_resolver.h"
+#include "agent/jfr_pools.h"
+#include "agent/output_file.h"
+#include "agent/process_info.h"
+#include "agent/spin_lock.h"
+#include "agent/stack_table.h"
+#include "agent/thread_state.h"
+#include "formats/jfr/byte_buffer.h"
+#include "formats/jfr/constant_pools.h"
+
+namespace nmprof {
+
+using Settings = std::vector<std::pair<std::string, std::string>>;
+
+class Recorder {
+ public:
+  explicit Recorder(FrameResolver& resolver);
+
+  // Starts recording into `path_template` (%p, %t expanded for this process).
+  void start(const std::string& path_template, const Settings& settings);
+  void record_allocation(ThreadState& t, const CallStack& stack, uint64_t address, uint64_t size, float weight);
+  // Appends everything buffered to the file.
+  void flush();
+  // The last flush: nothing is recorded after it.
+  void finish();
+  // From a signal handler: flushes unless this thread interrupted the recorder itself
+  // (returns false then; the caller retries once the interrupted code has left).
+  bool flush_from_signal();
+  bool owned_by(int tid) const { return lock_.owner() == tid; }
+
+  // fork(): the child records into a file of its own, under its own pid.
+  void before_fork();
+  void after_fork_in_parent();
+  void after_fork_in_child();
+
+  const std::string& output_path() const { return file_.path(); }
+  long pid() const { return process_.pid; }
+  uint64_t samples() const { return samples_; }
+
+ private:
+  void begin_generation();
+  uint32_t thread_entry(ThreadState& t);
+  void resolve_new_stack(uint32_t id);
+  void flush_locked(uint64_t now);
+  void write_pending_pools();
+  void append_prelude();
+  void append_statistics(uint64_t now);
+  uint64_t key(uint32_t id) const { return key_base_ | id; }
+  size_t memory_bytes() const;
+
+  struct ThreadEntry {
+    int tid;
+    char name[16];
+  };
+
+  FrameResolver& resolver_;
+  SpinLock lock_;
+  bool active_ = false;
+  std::string path_template_;
+  Settings settings_;
+  ProcessInfo process_;
+  uint32_t generation_ = 0;  // bumped per output file; pool entries carry the one they were written in
+  uint64_t key_base_ = 0;    // pid << 32: keys stay unique when files of several processes are concatenated
+  uint64_t last_flush_ = 0;
+  uint64_t samples_ = 0;
+  std::atomic<uint64_t> lost_samples_{0};  // also counted by threads that do not hold the lock
+
+  JfrPools pools_;
+  StackTable stacks_;
+  std::vector<ThreadEntry> threads_;
+  std::vector<uint32_t> pending_stacks_;   // to be written with the next append
+  std::vector<uint32_t> pending_threads_;
+  jfr::ConstantPools out_pools_;
+  jfr::ByteBuffer events_;
+  OutputFile file_;
+};
+
+}  // namespace nmprof

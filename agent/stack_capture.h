@@ -1,0 +1,27 @@
+// Captures the native stack of a sampled allocation from inside the agent, and
+// drops the agent's own frames, so the innermost frame is the caller of the hooked
+// function (malloc's caller, or strdup inside libc).
+#pragma once
+
+#include "agent/call_stack.h"
+#include "agent/modules.h"
+#include "agent/thread_state.h"
+#include "agent/unwind/stack_walker.h"
+
+namespace nmprof {
+
+class StackCapture : public unwind::FrameTableLookup {
+ public:
+  explicit StackCapture(const ModuleMap& modules) : modules_(modules) {}
+  // `pcs` is scratch for the walk: out.capacity + kAgentFrames entries.
+  void capture(ThreadState& t, CallStack& out, uintptr_t* pcs);
+  const unwind::FrameTable* table_for(uintptr_t pc) const override;
+
+  // Frames of the agent itself above the hooked call (hook, sampled path, capture).
+  static constexpr size_t kAgentFrames = 8;
+
+ private:
+  const ModuleMap& modules_;
+};
+
+}  // namespace nmprof

@@ -1,0 +1,48 @@
+// Per-thread agent state in initial-exec TLS: the hooks' fast path reads one field
+// of it without any call, lock or allocation.
+#pragma once
+
+#include <cstdint>
+
+namespace nmprof {
+
+struct CallFrame;
+
+// A countdown that no allocation can exhaust: set while the agent itself runs.
+constexpr int64_t kNeverSample = INT64_MAX / 2;
+
+struct ThreadState {
+  int64_t bytes_until_sample;  // hot: hooks subtract each size; <= 0 takes the sampled path
+  uint64_t random;             // xorshift state; 0 until the thread's first sampled-path visit
+  int64_t saved_countdown;     // bytes_until_sample while an AgentGuard is active
+  int guard_depth;
+  int tid;
+  uint32_t recorder_generation;  // generation of the recorder the cached thread entry belongs to
+  uint32_t thread_entry;         // the recorder's entry for this thread
+  uintptr_t stack_low;           // bounds the stack walker may read, 0 until known
+  uintptr_t stack_high;
+  CallFrame* scratch_frames;  // where this thread's stacks are captured
+};
+
+extern __thread ThreadState t_state __attribute__((tls_model("initial-exec")));
+
+// While alive, allocations made on this thread are the agent's own: they are never
+// sampled, so nothing the agent does is counted as the host's.
+class AgentGuard {
+ public:
+  AgentGuard() {
+    ThreadState& t = t_state;
+    if (t.guard_depth++ == 0) {
+      t.saved_countdown = t.bytes_until_sample;
+      t.bytes_until_sample = kNeverSample;
+    }
+  }
+  ~AgentGuard() {
+    ThreadState& t = t_state;
+    if (--t.guard_depth == 0) t.bytes_until_sample = t.saved_countdown;
+  }
+  AgentGuard(const AgentGuard&) = delete;
+  AgentGuard& operator=(const AgentGuard&) = delete;
+};
+
+}  // namespace nmprof
