@@ -1,0 +1,26 @@
+// Runs the profiled command as a child with inherited stdin/stdout/stderr and a
+// modified environment, forwarding the SIGINT/SIGTERM/SIGHUP that someone sends to
+// nmprof. (A terminal's Ctrl-C reaches the child directly, being in the same process
+// group, so only signals sent by a process are forwarded.)
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace nmprof::cli {
+
+using Environment = std::vector<std::pair<std::string, std::string>>;
+
+struct ChildExit {
+  int status = 0;   // what nmprof should exit with: the exit code, or 128 + signal
+  int signal = 0;   // the signal that killed the child, 0 if it exited
+  long pid = 0;
+};
+
+// Runs `path` with `argv` (argv[0] as the user typed it) to its end. Returns false
+// with *error if it could not be started.
+bool run_child(const std::string& path, const std::vector<std::string>& argv, const Environment& overrides,
+               ChildExit* result, std::string* error);
+
+}  // namespace nmprof::cli

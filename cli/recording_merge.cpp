@@ -1,0 +1,97 @@
+#include "cli/recording_merge.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "formats/jfr/chunk_header.h"
+#include "formats/jfr/chunk_writer.h"
+#include "formats/jfr/mapped_file.h"
+
+namespace nmprof::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Input {
+  std::string path;
+  std::unique_ptr<jfr::MappedFile> file;
+  int64_t start_nanos = 0;
+  size_t complete_bytes = 0;  // the prefix made of whole chunks
+};
+
+// Measures the prefix of whole chunks; warns about what follows it.
+void measure(Input& input, std::vector<std::string>& warnings) {
+  auto bytes = input.file->bytes();
+  size_t offset = 0;
+  while (offset + jfr::kChunkHeaderSize <= bytes.size()) {
+    jfr::ChunkHeader header;
+    try {
+      header = jfr::parse_chunk_header(bytes.subspan(offset));
+    } catch (const std::exception&) {
+      break;
+    }
+    if (header.size < jfr::kChunkHeaderSize || header.size > bytes.size() - offset || header.metadata_offset == 0)
+      break;
+    if (offset == 0) input.start_nanos = header.start_nanos;
+    offset += header.size;
+  }
+  input.complete_bytes = offset;
+  if (offset < bytes.size())
+    warnings.push_back(fs::path(input.path).filename().string() + ": dropped " +
+                       std::to_string(bytes.size() - offset) +
+                       " bytes written after its last complete write (the process died while writing)");
+}
+
+}  // namespace
+
+bool merge_recordings(const std::string& directory, const std::string& output, MergeResult* result,
+                      std::string* error) {
+  std::vector<Input> inputs;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(directory, ec)) {
+    if (entry.path().extension() != ".jfr") continue;
+    Input input{entry.path().string(), nullptr};
+    try {
+      input.file = std::make_unique<jfr::MappedFile>(input.path);
+    } catch (const std::exception& e) {
+      result->warnings.push_back(e.what());
+      continue;
+    }
+    measure(input, result->warnings);
+    if (input.complete_bytes > 0) inputs.push_back(std::move(input));
+  }
+  if (ec) {
+    *error = "cannot read " + directory + ": " + ec.message();
+    return false;
+  }
+  std::sort(inputs.begin(), inputs.end(), [](const Input& a, const Input& b) { return a.start_nanos < b.start_nanos; });
+  result->files = inputs.size();
+  if (!inputs.empty()) {
+    std::string temporary = output + ".partial";
+    {
+      std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+      for (const Input& input : inputs)
+        out.write(reinterpret_cast<const char*>(input.file->bytes().data()),
+                  static_cast<std::streamsize>(input.complete_bytes));
+      out.close();
+      if (!out) {
+        *error = "cannot write " + temporary + "; the per-process recordings are kept in " + directory;
+        fs::remove(temporary, ec);
+        return false;
+      }
+    }
+    fs::rename(temporary, output, ec);
+    if (ec) {
+      *error = "cannot rename " + temporary + " to " + output + ": " + ec.message() +
+               "; the per-process recordings are kept in " + directory;
+      return false;
+    }
+  }
+  inputs.clear();
+  fs::remove_all(directory, ec);
+  return true;
+}
+
+}  // namespace nmprof::cli

@@ -1,0 +1,24 @@
+// Joins the per-process recordings of one run into the user's output file. JFR
+// chunks are self-contained and nmprof's pool keys carry the pid, so joining is
+// concatenation of each file's complete chunks, oldest process first. A chunk cut
+// short (a process killed while writing) is dropped with a warning; everything
+// before it is kept.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace nmprof::cli {
+
+struct MergeResult {
+  size_t files = 0;                   // per-process recordings that had data
+  std::vector<std::string> warnings;  // one line each
+};
+
+// Writes the merged file to `output` (through a temporary name, then rename), and
+// deletes the inputs and `directory` when that succeeded. Returns false with *error
+// otherwise, leaving the inputs where they are.
+bool merge_recordings(const std::string& directory, const std::string& output, MergeResult* result,
+                      std::string* error);
+
+}  // namespace nmprof::cli

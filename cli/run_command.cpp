@@ -1,0 +1,128 @@
+#include "cli/run_command.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+
+#include "agent/options.h"
+#include "cli/agent_location.h"
+#include "cli/child_process.h"
+#include "cli/exit_codes.h"
+#include "cli/program_check.h"
+#include "cli/recording_merge.h"
+#include "cli/report/report_command.h"
+#include "formats/profile/jfr_profile.h"
+
+namespace nmprof::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+int fail(int code, const std::string& message) {
+  std::cerr << "nmprof: " << message << "\n";
+  return code;
+}
+
+// The output must be writable before anything starts: a run that cannot be saved is wasted.
+bool check_output(const std::string& output, std::string* error) {
+  fs::path path(output);
+  fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    *error = "cannot write " + output + ": directory " + dir.string() + " does not exist";
+  } else if (access(dir.c_str(), W_OK) != 0) {
+    *error = "cannot write " + output + ": directory " + dir.string() + " is not writable";
+  } else if (fs::is_directory(path, ec)) {
+    *error = "-o " + output + " is a directory; give a file name";
+  } else if (fs::exists(path, ec) && access(path.c_str(), W_OK) != 0) {
+    *error = "cannot write " + output + ": permission denied";
+  } else {
+    return true;
+  }
+  return false;
+}
+
+// The summary goes to stderr, like the program's diagnostics, so it never mixes into
+// the program's own output.
+void print_summary(const std::string& file, size_t top) {
+  try {
+    report::print_run_summary(profile::read_profile(file), file, top, std::cerr);
+  } catch (const std::exception& e) {
+    std::cerr << "nmprof: recording written to " << file << ", but it cannot be summarized: " << e.what() << "\n";
+  }
+}
+
+std::string appended(const char* name, const std::string& value) {
+  const char* current = getenv(name);
+  return current && *current ? std::string(current) + ":" + value : value;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, RunOptions& options) {
+  CLI::App* run = app.add_subcommand("run", "Run a program with the agent, record, and summarize");
+  run->add_option("--nativemem", options.interval,
+                  "Mean bytes between samples (k/m/g suffixes; 0 records every allocation)")
+      ->default_val(options.interval);
+  run->add_option("-o,--output", options.output, "Output file (%p: pid, %t: start time)")
+      ->default_val(options.output);
+  run->add_option("--top", options.top, "Stacks shown in the summary")->default_val(options.top);
+  run->add_option("--stackdepth", options.stack_depth, "Maximum frames per stack")
+      ->check(CLI::Range(1u, static_cast<unsigned>(kMaxStackDepth)));
+  run->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
+  run->add_option("command", options.command, "The program and its arguments (after --)")->required();
+  run->prefix_command();  // everything after the program belongs to it
+  run->footer("Example: nmprof run -o app.jfr -- ./app --port 8080");
+}
+
+int run_command(const RunOptions& options) {
+  AgentOptions agent;
+  auto interval = parse_size(options.interval);
+  if (!interval) return fail(kExitUsage, "bad --nativemem '" + options.interval + "' (examples: 512k, 1m, 0)");
+  agent.interval = *interval;
+  if (options.stack_depth) agent.stack_depth = options.stack_depth;
+
+  std::string error;
+  if (!check_output(options.output, &error)) return fail(kExitFailure, error);
+  std::string program = check_program(options.command[0], &error);
+  if (program.empty())
+    return fail(error.rfind("command not found", 0) == 0 ? kExitNotFound : kExitCannotRun, error);
+  std::string agent_path = find_agent(&error);
+  if (agent_path.empty()) return fail(kExitFailure, error);
+
+  fs::path output_dir = fs::path(options.output).has_parent_path() ? fs::path(options.output).parent_path() : ".";
+  std::string staging = (output_dir / ".nmprof-XXXXXX").string();
+  if (!mkdtemp(staging.data())) return fail(kExitFailure, "cannot create a directory in " + output_dir.string());
+  agent.file = staging + "/%p.jfr";
+
+  time_t started = time(nullptr);
+  ChildExit child;
+  Environment env = {{"LD_PRELOAD", appended("LD_PRELOAD", agent_path)},
+                     {"NMPROF_OPTIONS", format_agent_options(agent)}};
+  if (!run_child(program, options.command, env, &child, &error)) {
+    fs::remove_all(staging);
+    return fail(kExitCannotRun, error);
+  }
+
+  std::string output = expand_path_template(options.output, child.pid, started);
+  MergeResult merged;
+  if (!merge_recordings(staging, output, &merged, &error)) {
+    fail(kExitFailure, error);
+    return child.status;
+  }
+  for (const auto& warning : merged.warnings) std::cerr << "nmprof: warning: " << warning << "\n";
+  if (merged.files == 0) {
+    std::cerr << "nmprof: no allocations were recorded (nothing was sampled at --nativemem " << options.interval
+              << "; try a smaller interval)\n";
+  } else if (options.quiet) {
+    std::cerr << "nmprof: recording written to " << output << "\n";
+  } else {
+    print_summary(output, options.top);
+  }
+  return child.status;
+}
+
+}  // namespace nmprof::cli

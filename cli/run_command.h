@@ -1,0 +1,25 @@
+// nmprof run [options] -- COMMAND [ARGS...]: runs the command with the agent
+// preloaded, merges what every process recorded into one file, prints the summary,
+// and exits with the command's exit status.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace nmprof::cli {
+
+struct RunOptions {
+  std::string interval = "512k";
+  std::string output = "nmprof-%p.jfr";
+  size_t top = 10;
+  unsigned stack_depth = 0;  // 0: the agent's default
+  bool quiet = false;
+  std::vector<std::string> command;
+};
+
+void add_run_command(CLI::App& app, RunOptions& options);
+int run_command(const RunOptions& options);
+
+}  // namespace nmprof::cli

@@ -1,0 +1,99 @@
+"""Shared fixtures for the end-to-end tests: the nmprof binary, test programs built
+from e2e/programs, and reading recordings with the JDK's own `jfr` tool."""
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+PROGRAMS = HERE / "programs"
+JDK17 = Path("/usr/lib/jvm/java-17-openjdk-amd64")
+JDK25 = Path("/usr/lib/jvm/temurin-25-jdk-amd64")
+
+
+def nmprof_path():
+    path = os.environ.get("NMPROF_BIN")
+    if path:
+        return Path(path)
+    return HERE.parent / "build" / "bin" / "nmprof"
+
+
+@pytest.fixture(scope="session")
+def nmprof():
+    path = nmprof_path()
+    if not path.exists():
+        pytest.fail(f"nmprof not built at {path} (set NMPROF_BIN)")
+    return path
+
+
+class Programs:
+    """Compiles test programs on first use into a session directory."""
+
+    def __init__(self, directory):
+        self.dir = Path(directory)
+        self.built = {}
+
+    def c(self, name, *flags, libs=()):
+        key = (name, flags, tuple(libs))
+        if key not in self.built:
+            source = PROGRAMS / name
+            out = self.dir / (source.stem + ("-" + "-".join(f.strip("-") for f in flags) if flags else ""))
+            compiler = "g++" if source.suffix == ".cpp" else "gcc"
+            cmd = [compiler, "-O2", "-g", "-fno-omit-frame-pointer", "-o", str(out), str(source), *flags,
+                   "-pthread", *libs]
+            subprocess.run(cmd, check=True)
+            self.built[key] = out
+        return self.built[key]
+
+    def shared(self, name):
+        source = PROGRAMS / name
+        out = self.dir / ("lib" + source.stem + ".so")
+        if not out.exists():
+            subprocess.run(["gcc", "-O2", "-g", "-shared", "-fPIC", "-o", str(out), str(source)], check=True)
+        return out
+
+
+@pytest.fixture(scope="session")
+def programs(tmp_path_factory):
+    return Programs(tmp_path_factory.mktemp("programs"))
+
+
+def run(nmprof, *args, cwd=None, env=None, timeout=120, check=None):
+    result = subprocess.run([str(nmprof), *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True,
+                            timeout=timeout)
+    if check is not None:
+        assert result.returncode == check, f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+    return result
+
+
+def jfr_tool(jdk=JDK17):
+    tool = jdk / "bin" / "jfr"
+    if not tool.exists():
+        pytest.skip(f"{tool} is not installed")
+    return tool
+
+
+def jfr_events(path, event_type, jdk=JDK17):
+    """Events of one type as the JDK's jfr tool decodes them."""
+    out = subprocess.run([str(jfr_tool(jdk)), "print", "--json", "--events", event_type, str(path)],
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out)["recording"]["events"]
+
+
+def frame_name(frame):
+    method = frame["method"]
+    return f'{method["type"]["name"]}!{method["name"]}'
+
+
+def stack_of(event):
+    """Frames innermost first as 'library!function'."""
+    return [frame_name(f) for f in event["values"]["stackTrace"]["frames"]]
+
+
+def report_json(nmprof, path, *args):
+    result = run(nmprof, "report", path, "--format", "json", *args, check=0)
+    return json.loads(result.stdout)

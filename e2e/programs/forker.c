@@ -1,0 +1,44 @@
+// Process trees: the parent allocates, a forked child allocates and exits, and a
+// forked child execs this program again, which allocates too.
+//   forker tree | forker exec-child | forker fork-only
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void* volatile keep;
+
+static void allocate(long count, size_t size) {
+  for (long i = 0; i < count; i++) {
+    keep = malloc(size);
+    free(keep);
+  }
+}
+
+__attribute__((noinline)) void parent_site(void) { allocate(2000, 100000); }
+__attribute__((noinline)) void fork_child_site(void) { allocate(2000, 100000); }
+__attribute__((noinline)) void exec_child_site(void) { allocate(2000, 100000); }
+
+int main(int argc, char** argv) {
+  if (argc == 2 && strcmp(argv[1], "exec-child") == 0) {
+    exec_child_site();
+    return 0;
+  }
+  parent_site();
+  pid_t forked = fork();
+  if (forked == 0) {
+    fork_child_site();
+    exit(0);
+  }
+  waitpid(forked, NULL, 0);
+  if (argc == 2 && strcmp(argv[1], "fork-only") == 0) return 0;
+  pid_t execed = fork();
+  if (execed == 0) {
+    execl("/proc/self/exe", argv[0], "exec-child", (char*)NULL);
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(execed, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}

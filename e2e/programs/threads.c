@@ -1,0 +1,32 @@
+// Several named threads allocating at one site each.
+//   threads COUNT ALLOCATIONS_PER_THREAD
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void* volatile keep;
+static long per_thread;
+
+__attribute__((noinline)) void thread_site(void) {
+  keep = malloc(4000);
+  free(keep);
+}
+
+static void* work(void* arg) {
+  char name[16];
+  snprintf(name, sizeof name, "worker-%ld", (long)(intptr_t)arg);
+  pthread_setname_np(pthread_self(), name);
+  for (long i = 0; i < per_thread; i++) thread_site();
+  return NULL;
+}
+
+int main(int argc, char** argv) {
+  if (argc != 3) return 2;
+  int count = atoi(argv[1]);
+  per_thread = atol(argv[2]);
+  pthread_t t[64];
+  for (long i = 0; i < count; i++) pthread_create(&t[i], NULL, work, (void*)(intptr_t)i);
+  for (int i = 0; i < count; i++) pthread_join(t[i], NULL);
+  return 0;
+}

@@ -1,0 +1,61 @@
+"""Bad input gets one clear line on stderr and a non-zero exit, and nothing starts."""
+
+import os
+
+import pytest
+
+from conftest import run
+
+
+def one_line_error(result, code, *words):
+    assert result.returncode == code, result.stderr
+    lines = [l for l in result.stderr.splitlines() if l.strip()]
+    assert lines and lines[0].startswith("nmprof: "), result.stderr
+    for w in words:
+        assert w in result.stderr, result.stderr
+
+
+def test_unknown_option(nmprof):
+    one_line_error(run(nmprof, "run", "--bogus", "--", "true"), 2, "--bogus", "--help")
+
+
+def test_malformed_interval(nmprof, tmp_path):
+    one_line_error(run(nmprof, "run", "--nativemem", "12q", "-o", tmp_path / "a.jfr", "--", "true"), 2, "12q")
+
+
+def test_missing_command(nmprof, tmp_path):
+    one_line_error(run(nmprof, "run", "-o", tmp_path / "a.jfr", "--", "no-such-program-xyz"), 127,
+                   "command not found: no-such-program-xyz")
+
+
+def test_not_executable(nmprof, tmp_path):
+    f = tmp_path / "data.txt"
+    f.write_text("hello")
+    one_line_error(run(nmprof, "run", "-o", tmp_path / "a.jfr", "--", f), 126, "not an executable")
+
+
+def test_output_directory_missing(nmprof, tmp_path):
+    one_line_error(run(nmprof, "run", "-o", tmp_path / "nope" / "a.jfr", "--", "true"), 1, "does not exist")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+def test_output_not_writable(nmprof, tmp_path):
+    d = tmp_path / "ro"
+    d.mkdir(mode=0o500)
+    one_line_error(run(nmprof, "run", "-o", d / "a.jfr", "--", "true"), 1, "not writable")
+
+
+def test_no_command_given(nmprof):
+    one_line_error(run(nmprof, "run"), 2)
+
+
+def test_report_of_a_file_that_is_not_jfr(nmprof, tmp_path):
+    f = tmp_path / "x.jfr"
+    f.write_bytes(b"hello world, not a recording" * 10)
+    result = run(nmprof, "report", f)
+    assert result.returncode != 0 and result.stderr.startswith("nmprof: ")
+
+
+def test_report_of_a_missing_file(nmprof, tmp_path):
+    result = run(nmprof, "report", tmp_path / "missing.jfr")
+    assert result.returncode != 0 and "missing.jfr" in result.stderr

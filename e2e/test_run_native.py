@@ -1,0 +1,190 @@
+"""nmprof run on native programs: hooks, call sites, stacks, estimates, processes,
+signals and exit status, judged by the JDK's jfr tool."""
+
+import math
+import os
+import signal
+import subprocess
+import time
+from collections import defaultdict
+
+import pytest
+
+from conftest import JDK17, JDK25, jfr_events, jfr_tool, run, stack_of
+
+
+def sampled(nmprof, tmp_path, program, *args, interval="0", name="out.jfr", check=0):
+    out = tmp_path / name
+    result = run(nmprof, "run", "--nativemem", interval, "-o", out, "--", program, *args, check=check)
+    return out, result
+
+
+def by_top_function(events):
+    """Map 'library!function' of the innermost frame -> list of events."""
+    groups = defaultdict(list)
+    for e in events:
+        stack = stack_of(e)
+        groups[stack[0] if stack else "<empty>"].append(e)
+    return groups
+
+
+def test_every_hooked_function_is_seen_with_its_size_at_its_call_site(nmprof, programs, tmp_path):
+    out, _ = sampled(nmprof, tmp_path, programs.c("alloc_sites.c"))
+    events = jfr_events(out, "profiler.Malloc")
+    expected = {
+        "site_malloc": 1111, "site_calloc": 3 * 777, "site_realloc": 2222, "site_reallocarray": 5 * 999,
+        "site_posix_memalign": 3333, "site_aligned_alloc": 4416, "site_memalign": 5555,
+        "site_valloc": 6666, "site_pvalloc": 7777,
+    }
+    for site, size in expected.items():
+        matching = [e for e in events if stack_of(e)[0] == f"alloc_sites!{site}"]
+        assert [e["values"]["size"] for e in matching] == [size], site
+        assert matching[0]["values"]["weight"] == 1.0
+        assert stack_of(matching[0])[1] == "alloc_sites!main"
+    # strdup allocates inside libc, through libc's own PLT: seen, with strdup on top.
+    dup = [e for e in events if e["values"]["size"] == 8888]
+    assert len(dup) == 1
+    assert stack_of(dup[0])[:2] == ["libc.so.6!strdup", "alloc_sites!site_strdup"]
+    # Nothing is counted twice (e.g. reallocarray calling realloc inside libc).
+    for size in expected.values():
+        assert sum(1 for e in events if e["values"]["size"] == size) == 1
+
+
+def sigma_bounds(size, count, interval):
+    """Mean and standard deviation of the estimated bytes for `count` blocks of `size`."""
+    p = -math.expm1(-size / interval)
+    return size * count, math.sqrt(count * size * size * (1 - p) / p), count * p
+
+
+@pytest.mark.parametrize("threads", [1, 4])
+def test_estimates_agree_with_true_totals(nmprof, programs, tmp_path, threads):
+    counts = {"site_small": 4_000_000 // threads, "site_medium": 150_000 // threads, "site_large": 40 // threads}
+    sizes = {"site_small": 48, "site_medium": 3000, "site_large": 4 << 20}
+    out, _ = sampled(nmprof, tmp_path, programs.c("known_totals.c"), threads, *counts.values(), interval="512k")
+    groups = by_top_function(jfr_events(out, "profiler.Malloc"))
+    interval = 512 * 1024
+    for site, count in counts.items():
+        events = groups[f"known_totals!{site}"]
+        estimate = sum(e["values"]["weight"] * e["values"]["size"] for e in events)
+        estimated_count = sum(e["values"]["weight"] for e in events)
+        true_bytes, sd, expected_samples = sigma_bounds(sizes[site], count * threads, interval)
+        assert abs(estimate - true_bytes) <= 5 * sd + 1e-3 * true_bytes, (site, estimate, true_bytes, sd)
+        assert abs(estimated_count - count * threads) <= 5 * sd / sizes[site] + 1e-3 * count * threads
+        assert abs(len(events) - expected_samples) <= 5 * math.sqrt(expected_samples) + 1, site
+
+
+def test_stacks_go_through_zlib_built_without_frame_pointers(nmprof, programs, tmp_path):
+    out, _ = sampled(nmprof, tmp_path, programs.c("zlib_user.c", libs=["-lz"]))
+    events = jfr_events(out, "profiler.Malloc")
+    stacks = [stack_of(e) for e in events if "libz.so.1!deflateInit2_" in stack_of(e)]
+    assert len(stacks) >= 20  # deflateInit2 allocates several blocks per call
+    for stack in stacks:
+        i = stack.index("libz.so.1!deflateInit2_")
+        assert stack[i + 1:i + 3] == ["zlib_user!compress_here", "zlib_user!main"], stack
+
+
+def test_library_loaded_with_dlopen_after_start_is_hooked(nmprof, programs, tmp_path):
+    plugin = programs.shared("plugin.c")
+    out, _ = sampled(nmprof, tmp_path, programs.c("dlopen_user.c", libs=["-ldl"]), plugin)
+    events = jfr_events(out, "profiler.Malloc")
+    direct = [e for e in events if e["values"]["size"] == 12345]
+    assert len(direct) == 1
+    assert stack_of(direct[0])[:2] == ["libplugin.so!plugin_allocate", "dlopen_user!main"]
+    dup = [e for e in events if stack_of(e)[:2] == ["libc.so.6!strdup", "libplugin.so!plugin_allocate"]]
+    assert len(dup) == 1
+
+
+def test_threads_are_recorded_with_their_names(nmprof, programs, tmp_path):
+    out, _ = sampled(nmprof, tmp_path, programs.c("threads.c"), 4, 20000, interval="256k")
+    events = [e for e in jfr_events(out, "profiler.Malloc") if stack_of(e)[0] == "threads!thread_site"]
+    names = defaultdict(set)
+    for e in events:
+        thread = e["values"]["eventThread"]
+        names[thread["osName"]].add(thread["osThreadId"])
+    assert set(names) == {f"worker-{i}" for i in range(4)}
+    assert all(len(tids) == 1 for tids in names.values())
+    assert len({next(iter(t)) for t in names.values()}) == 4
+
+
+def processes_of(path):
+    return {e["values"]["pid"]: e["values"] for e in jfr_events(path, "nmprof.Process")}
+
+
+def test_forked_and_execed_children_are_recorded_in_one_file(nmprof, programs, tmp_path):
+    forker = programs.c("forker.c")
+    out, _ = sampled(nmprof, tmp_path, forker, "tree", interval="1m")
+    processes = processes_of(out)
+    assert len(processes) == 3
+    # Every sample belongs to its own process: its thread id is that process's pid here.
+    pid_of_site = defaultdict(set)
+    for e in jfr_events(out, "profiler.Malloc"):
+        pid_of_site[stack_of(e)[0]].add(e["values"]["eventThread"]["osThreadId"])
+    sites = {site: pids for site, pids in pid_of_site.items() if site.startswith("forker!")}
+    assert set(sites) == {"forker!parent_site", "forker!fork_child_site", "forker!exec_child_site"}
+    assert all(len(pids) == 1 for pids in sites.values())
+    assert len({next(iter(p)) for p in sites.values()}) == 3
+    exec_pid = next(iter(sites["forker!exec_child_site"]))
+    assert processes[exec_pid]["commandLine"].endswith("exec-child")
+    root = next(iter(sites["forker!parent_site"]))
+    assert processes[exec_pid]["parentPid"] == root
+    assert not list(tmp_path.glob(".nmprof-*")), "the staging directory is removed"
+
+
+def test_a_shell_script_that_starts_the_program_is_followed(nmprof, programs, tmp_path):
+    script = tmp_path / "start.sh"
+    script.write_text(f"#!/bin/sh\n{programs.c('forker.c')} fork-only\n")
+    script.chmod(0o755)
+    out, _ = sampled(nmprof, tmp_path, script, interval="1m")
+    sites = {stack_of(e)[0] for e in jfr_events(out, "profiler.Malloc")}
+    assert {"forker!parent_site", "forker!fork_child_site"} <= sites
+
+
+def test_sigterm_is_forwarded_and_the_profile_is_still_written(nmprof, programs, tmp_path):
+    out = tmp_path / "term.jfr"
+    proc = subprocess.Popen([str(nmprof), "run", "--nativemem", "64k", "-o", str(out), "--",
+                             str(programs.c("sleeper.c"))], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM, stderr
+    events = jfr_events(out, "profiler.Malloc")
+    sleeper = [e for e in events if stack_of(e)[0] == "sleeper!before_sleep_site"]
+    # 1000 x 50000 bytes at 64 KiB: about 530 samples expected.
+    assert 400 < len(sleeper) < 700
+
+
+@pytest.mark.parametrize("mode,value,expected", [("status", 0, 0), ("status", 3, 3), ("status", 42, 42),
+                                                 ("signal", signal.SIGKILL, 128 + signal.SIGKILL),
+                                                 ("signal", signal.SIGABRT, 128 + signal.SIGABRT)])
+def test_exit_status_passes_through(nmprof, programs, tmp_path, mode, value, expected):
+    result = run(nmprof, "run", "-q", "-o", tmp_path / "x.jfr", "--", programs.c("exit_with.c"), mode, value)
+    assert result.returncode == expected, result.stderr
+
+
+def test_a_static_binary_is_refused_before_it_runs(nmprof, programs, tmp_path):
+    static = programs.c("exit_with.c", "-static")
+    result = run(nmprof, "run", "-o", tmp_path / "s.jfr", "--", static, "status", "0")
+    assert result.returncode == 126
+    assert "statically linked" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "s.jfr").exists()
+
+
+def test_cpp_names_are_demangled(nmprof, programs, tmp_path):
+    out, _ = sampled(nmprof, tmp_path, programs.c("cpp_sites.cpp"), interval="64k")
+    names = {name for e in jfr_events(out, "profiler.Malloc") for name in stack_of(e)}
+    assert "cpp_sites!app::Cache<long>::grow(unsigned long)" in names
+    assert "cpp_sites!app::make_buffer(unsigned long)" in names
+    assert any(n.startswith("libstdc++.so.6!operator new") for n in names)
+
+
+@pytest.mark.parametrize("jdk", [JDK17, JDK25], ids=["jdk17", "jdk25"])
+def test_jdk_jfr_tools_accept_the_recording(nmprof, programs, tmp_path, jdk):
+    out, _ = sampled(nmprof, tmp_path, programs.c("zlib_user.c", libs=["-lz"]), interval="64k")
+    tool = jfr_tool(jdk)
+    summary = subprocess.run([str(tool), "summary", str(out)], capture_output=True, text=True, check=True).stdout
+    assert "profiler.Malloc" in summary and "nmprof.Process" in summary
+    printed = subprocess.run([str(tool), "print", "--events", "profiler.Malloc", str(out)], capture_output=True,
+                             text=True, check=True).stdout
+    assert "libz.so.1.deflateInit2_()" in printed
+    settings = jfr_events(out, "jdk.ActiveSetting", jdk)
+    assert {"nativemem": "65536"}.items() <= {s["values"]["name"]: s["values"]["value"] for s in settings}.items()

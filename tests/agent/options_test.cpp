@@ -1,0 +1,83 @@
+#include "agent/options.h"
+
+#include <gtest/gtest.h>
+
+namespace nmprof {
+namespace {
+
+TEST(ParseSize, UnitsAreBinaryAndCaseInsensitive) {
+  EXPECT_EQ(parse_size("0"), 0u);
+  EXPECT_EQ(parse_size("4096"), 4096u);
+  EXPECT_EQ(parse_size("512k"), 512u * 1024);
+  EXPECT_EQ(parse_size("512K"), 512u * 1024);
+  EXPECT_EQ(parse_size("1m"), 1u << 20);
+  EXPECT_EQ(parse_size("1MiB"), 1u << 20);
+  EXPECT_EQ(parse_size("2g"), 2ull << 30);
+  EXPECT_EQ(parse_size("3kb"), 3u * 1024);
+  EXPECT_EQ(parse_size("7b"), 7u);
+}
+
+TEST(ParseSize, RejectsGarbageNegativesAndOverflow) {
+  for (const char* bad : {"", "k", "-1", "1.5m", "12q", "1 m", "1mm", "99999999999999999999", "16777216t", "0x10"})
+    EXPECT_FALSE(parse_size(bad).has_value()) << bad;
+}
+
+TEST(FormatSize, RoundTripsThroughParse) {
+  for (uint64_t v : {0ull, 1000ull, 1024ull, 524288ull, 1048576ull, 3ull << 30, 1500ull})
+    EXPECT_EQ(parse_size(format_size(v)), v) << format_size(v);
+  EXPECT_EQ(format_size(524288), "512k");
+  EXPECT_EQ(format_size(1 << 20), "1m");
+}
+
+TEST(AgentOptions, ParsesEveryOption) {
+  AgentOptions o;
+  EXPECT_FALSE(parse_agent_options("nativemem=1m,file=/tmp/x.jfr,stackdepth=32", o));
+  EXPECT_EQ(o.interval, 1u << 20);
+  EXPECT_EQ(o.file, "/tmp/x.jfr");
+  EXPECT_EQ(o.stack_depth, 32u);
+}
+
+TEST(AgentOptions, KeepsDefaultsForWhatIsNotGiven) {
+  AgentOptions o;
+  EXPECT_FALSE(parse_agent_options("", o));
+  EXPECT_EQ(o.interval, kDefaultInterval);
+  EXPECT_EQ(o.stack_depth, kDefaultStackDepth);
+  EXPECT_TRUE(o.file.empty());
+}
+
+TEST(AgentOptions, ErrorsNameTheBadOption) {
+  AgentOptions o;
+  auto error = parse_agent_options("nativemem=12q", o);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("12q"), std::string::npos);
+  error = parse_agent_options("colour=blue", o);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("colour"), std::string::npos);
+  EXPECT_TRUE(parse_agent_options("stackdepth=0", o));
+  EXPECT_TRUE(parse_agent_options("stackdepth=100000", o));
+  EXPECT_TRUE(parse_agent_options("file", o));
+}
+
+TEST(AgentOptions, FormatParsesBack) {
+  AgentOptions o;
+  o.interval = 256 * 1024;
+  o.file = "/out/%p.jfr";
+  o.stack_depth = 40;
+  AgentOptions back;
+  EXPECT_FALSE(parse_agent_options(format_agent_options(o), back));
+  EXPECT_EQ(back.interval, o.interval);
+  EXPECT_EQ(back.file, o.file);
+  EXPECT_EQ(back.stack_depth, o.stack_depth);
+}
+
+TEST(PathTemplate, ExpandsPidTimeAndPercent) {
+  EXPECT_EQ(expand_path_template("out-%p.jfr", 1234, 0), "out-1234.jfr");
+  EXPECT_EQ(expand_path_template("100%%-%p", 7, 0), "100%-7");
+  EXPECT_EQ(expand_path_template("plain.jfr", 7, 0), "plain.jfr");
+  std::string t = expand_path_template("%t", 1, 86400 * 365);
+  EXPECT_EQ(t.size(), 15u);  // yyyymmdd-hhmmss
+  EXPECT_EQ(t[8], '-');
+}
+
+}  // namespace
+}  // namespace nmprof

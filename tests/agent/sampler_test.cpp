@@ -1,0 +1,121 @@
+#include "agent/sampler.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace nmprof {
+namespace {
+
+struct Estimate {
+  double bytes = 0;
+  double count = 0;
+  uint64_t samples = 0;
+  double variance = 0;  // of the byte estimate, from the known sizes
+};
+
+// Drives the sampler exactly as the hooks do, over a sequence of allocation sizes.
+Estimate simulate(uint64_t interval, const std::vector<uint32_t>& sizes, int repeat = 1) {
+  Sampler::set_interval(interval);
+  t_state = ThreadState{};
+  Estimate e;
+  for (int r = 0; r < repeat; r++) {
+    for (uint32_t size : sizes) {
+      if (Sampler::countdown(size) && Sampler::confirm(t_state, size)) {
+        double w = Sampler::weight(size);
+        e.bytes += w * size;
+        e.count += w;
+        e.samples++;
+        Sampler::restart(t_state);
+      }
+      if (interval) {
+        double p = -std::expm1(-static_cast<double>(size) / static_cast<double>(interval));
+        e.variance += static_cast<double>(size) * size * (1 - p) / p;
+      }
+    }
+  }
+  return e;
+}
+
+TEST(Sampler, GapsAreExponentialWithTheIntervalAsMean) {
+  Sampler::set_interval(512 * 1024);
+  ThreadState t{};
+  Sampler::seed(t, 1);
+  const int n = 1000000;
+  double sum = 0;
+  int above_mean = 0;
+  for (int i = 0; i < n; i++) {
+    double gap = static_cast<double>(Sampler::next_gap(t));
+    ASSERT_GT(gap, 0);
+    sum += gap;
+    above_mean += gap > 512 * 1024;
+  }
+  double mean = sum / n;
+  // The standard deviation of an exponential equals its mean: 5 sigma of the mean is 0.5%.
+  EXPECT_NEAR(mean, 512 * 1024, 5 * 512 * 1024 / std::sqrt(n));
+  // P(gap > mean) = 1/e.
+  double p = std::exp(-1.0);
+  EXPECT_NEAR(above_mean / static_cast<double>(n), p, 5 * std::sqrt(p * (1 - p) / n));
+}
+
+TEST(Sampler, WeightedSumsEstimateBytesAndCountsWithoutBias) {
+  std::mt19937 rng(42);
+  std::uniform_int_distribution<uint32_t> size(16, 4096);
+  std::vector<uint32_t> sizes(2000000);
+  double true_bytes = 0;
+  for (auto& s : sizes) true_bytes += s = size(rng);
+  const int repeat = 5;  // 10 million allocations, ~20 GB
+  Estimate e = simulate(512 * 1024, sizes, repeat);
+  true_bytes *= repeat;
+  double true_count = static_cast<double>(sizes.size()) * repeat;
+  EXPECT_NEAR(e.bytes, true_bytes, 5 * std::sqrt(e.variance));
+  // Count estimate: sum of weights; its variance is sum (1-p)/p, which is at most the
+  // byte variance divided by the smallest size squared.
+  EXPECT_NEAR(e.count, true_count, 5 * std::sqrt(e.variance) / 16);
+  // About one sample per 512 KiB allocated.
+  double expected_samples = true_bytes / (512 * 1024);
+  EXPECT_NEAR(static_cast<double>(e.samples), expected_samples, 5 * std::sqrt(expected_samples) + 0.01 * expected_samples);
+}
+
+TEST(Sampler, TinyAllocationsAreEstimatedWithoutBiasToo) {
+  std::vector<uint32_t> sizes(10000000, 16);
+  Estimate e = simulate(512 * 1024, sizes);
+  EXPECT_NEAR(e.bytes, 16.0 * 1e7, 5 * std::sqrt(e.variance));
+  EXPECT_NEAR(e.count, 1e7, 5 * std::sqrt(e.variance) / 16);
+}
+
+TEST(Sampler, LargeAllocationsAreAlwaysSampledWithWeightNearOne) {
+  std::vector<uint32_t> sizes(1000, 64 << 20);
+  Estimate e = simulate(512 * 1024, sizes);
+  EXPECT_EQ(e.samples, 1000u);
+  EXPECT_DOUBLE_EQ(e.count, 1000.0);
+  EXPECT_FLOAT_EQ(Sampler::weight(64 << 20), 1.0f);
+}
+
+TEST(Sampler, IntervalZeroRecordsEveryAllocationWithWeightOne) {
+  std::vector<uint32_t> sizes = {1, 16, 100, 4096, 1 << 20};
+  Estimate e = simulate(0, sizes, 100);
+  EXPECT_EQ(e.samples, 500u);
+  EXPECT_DOUBLE_EQ(e.count, 500.0);
+  EXPECT_DOUBLE_EQ(e.bytes, 100.0 * (1 + 16 + 100 + 4096 + (1 << 20)));
+}
+
+TEST(Sampler, WeightIsTheInverseSamplingProbability) {
+  Sampler::set_interval(1000);
+  EXPECT_NEAR(Sampler::weight(1000), 1 / (1 - std::exp(-1.0)), 1e-5);
+  EXPECT_NEAR(Sampler::weight(1), 1 / (1 - std::exp(-0.001)), 1e-2);
+  EXPECT_FLOAT_EQ(Sampler::weight(0), 1.0f);
+}
+
+TEST(Sampler, ThreadsStartWithIndependentCountdowns) {
+  Sampler::set_interval(512 * 1024);
+  ThreadState a{}, b{};
+  Sampler::seed(a, 1);
+  Sampler::seed(b, 2);
+  EXPECT_NE(Sampler::next_gap(a), Sampler::next_gap(b));
+}
+
+}  // namespace
+}  // namespace nmprof
