@@ -12,16 +12,15 @@
 
 namespace nmprof {
 
-__attribute__((always_inline)) inline void count_allocation(void* p, size_t size) {
-  if (__builtin_expect(Sampler::countdown(size), 0)) on_sampled_allocation(p, size);
+__attribute__((always_inline)) inline void* count_allocation(void* p, size_t size) {
+  return __builtin_expect(Sampler::countdown(size), 0) ? on_sampled_allocation(p, size) : p;
 }
 
 template <int K>
 struct MallocHook {
   static void* call(size_t size) {
     void* p = hook_target<void* (*)(size_t)>(kMalloc, K)(size);
-    count_allocation(p, size);
-    return p;
+    return count_allocation(p, size);
   }
 };
 
@@ -31,8 +30,7 @@ struct CallocHook {
     void* p = hook_target<void* (*)(size_t, size_t)>(kCalloc, K)(count, size);
     size_t total;
     if (__builtin_mul_overflow(count, size, &total)) total = 0;  // failed anyway
-    count_allocation(p, total);
-    return p;
+    return count_allocation(p, total);
   }
 };
 
@@ -41,8 +39,7 @@ template <int K>
 struct ReallocHook {
   static void* call(void* old, size_t size) {
     void* p = hook_target<void* (*)(void*, size_t)>(kRealloc, K)(old, size);
-    count_allocation(p, size);
-    return p;
+    return count_allocation(p, size);
   }
 };
 
@@ -52,8 +49,7 @@ struct ReallocarrayHook {
     void* p = hook_target<void* (*)(void*, size_t, size_t)>(kReallocarray, K)(old, count, size);
     size_t total;
     if (__builtin_mul_overflow(count, size, &total)) total = 0;
-    count_allocation(p, total);
-    return p;
+    return count_allocation(p, total);
   }
 };
 
@@ -76,8 +72,7 @@ template <HookId Id, int K>
 struct AlignedHook {
   static void* call(size_t alignment, size_t size) {
     void* p = hook_target<void* (*)(size_t, size_t)>(Id, K)(alignment, size);
-    count_allocation(p, size);
-    return p;
+    return count_allocation(p, size);
   }
 };
 template <int K>
@@ -90,8 +85,7 @@ template <HookId Id, int K>
 struct PageAlignedHook {
   static void* call(size_t size) {
     void* p = hook_target<void* (*)(size_t)>(Id, K)(size);
-    count_allocation(p, size);
-    return p;
+    return count_allocation(p, size);
   }
 };
 template <int K>

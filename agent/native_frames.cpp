@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "agent/symbols/vdso.h"
 #include "formats/jfr/nmprof_schema.h"
 
 namespace nmprof {
@@ -12,8 +13,7 @@ symbols::SymbolTable* NativeFrameResolver::symbols_of(const Module& module) {
   if (added) {
     std::string error;
     if (module.is_vdso) {
-      auto image = reinterpret_cast<const std::byte*>(module.start);
-      it->second = symbols::SymbolTable::from_memory({image, module.end - module.start}, &error);
+      it->second = symbols::SymbolTable::from_memory(symbols::vdso_image(), &error);
     } else if (!module.path.empty()) {
       it->second = symbols::SymbolTable::from_file(module.path, &error);
     }

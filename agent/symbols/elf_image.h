@@ -1,0 +1,65 @@
+// A validated, read-only view of an ELF64 image: a mapped file or the vDSO in
+// memory. parse() checks the header and that every section lies inside the
+// image; accessors copy structures out with memcpy, so misaligned or hostile
+// data cannot fault, and every offset read from the data is checked again.
+#pragma once
+
+#include <elf.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nmprof::symbols {
+
+// Copies a T out of `bytes` at `offset`, or nothing if it does not fit.
+template <typename T>
+std::optional<T> read_at(std::span<const std::byte> bytes, uint64_t offset) {
+  if (offset > bytes.size() || bytes.size() - offset < sizeof(T)) return std::nullopt;
+  T value;
+  std::memcpy(&value, bytes.data() + offset, sizeof(T));
+  return value;
+}
+
+// The NUL-terminated string at `offset` in a string table, or "" if it is out of
+// bounds or unterminated.
+std::string_view string_at(std::span<const std::byte> table, uint64_t offset);
+
+struct DebugLink {
+  std::string_view file_name;
+  uint32_t crc;
+};
+
+class ElfImage {
+ public:
+  static std::optional<ElfImage> parse(std::span<const std::byte> bytes, std::string* error);
+
+  std::span<const std::byte> bytes() const { return bytes_; }
+  const std::vector<Elf64_Shdr>& sections() const { return sections_; }
+  // The section at `index`, or nullptr (index 0 is the null section).
+  const Elf64_Shdr* section(size_t index) const;
+  // The first section of a type or with a name, or nullptr.
+  const Elf64_Shdr* find_section(uint32_t type) const;
+  const Elf64_Shdr* find_section(std::string_view name) const;
+  // A section's contents; empty for SHT_NOBITS.
+  std::span<const std::byte> contents(const Elf64_Shdr& section) const;
+
+  // The NT_GNU_BUILD_ID note's bytes, empty if there is none.
+  std::span<const std::byte> build_id() const;
+  std::optional<DebugLink> debug_link() const;
+
+ private:
+  ElfImage(std::span<const std::byte> bytes, std::vector<Elf64_Shdr> sections, uint16_t names_index)
+      : bytes_(bytes), sections_(std::move(sections)), names_index_(names_index) {}
+
+  std::span<const std::byte> bytes_;
+  std::vector<Elf64_Shdr> sections_;
+  uint16_t names_index_;  // e_shstrndx
+};
+
+}  // namespace nmprof::symbols

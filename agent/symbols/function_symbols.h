@@ -1,0 +1,34 @@
+// Reading the function symbols (STT_FUNC, STT_GNU_IFUNC) of an ELF symbol table,
+// one per address.
+//
+// Aliases (several names at one address) keep the most useful name, by these
+// rules in order: exported (global or weak binding) over local; default or
+// unversioned over a non-default version (name@VER, or hidden in .gnu.version);
+// fewer leading underscores (malloc over __libc_malloc); global over weak; then
+// the alphabetically first, so that the choice is deterministic. Version
+// suffixes ("@@GLIBC_2.14") are not part of the name. An alias group's size is
+// the largest of its members'.
+//
+// A symbol of size 0 (hand-written assembly without .size) is taken to extend to
+// the next symbol or the end of its section.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "agent/symbols/elf_image.h"
+
+namespace nmprof::symbols {
+
+struct FunctionSymbol {
+  uint64_t start;
+  uint64_t size;
+  std::string_view name;  // views the image's string table
+};
+
+// The functions of the image's first section of `type` (SHT_SYMTAB or
+// SHT_DYNSYM), sorted by start; empty if there is no such section.
+std::vector<FunctionSymbol> read_function_symbols(const ElfImage& image, uint32_t type);
+
+}  // namespace nmprof::symbols

@@ -1,0 +1,45 @@
+#include "agent/symbols/mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace nmprof::symbols {
+
+std::optional<MappedFile> MappedFile::open(const std::string& path, std::string* error) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *error = path + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+    *error = path + ": not a regular, non-empty file";
+    close(fd);
+    return std::nullopt;
+  }
+  size_t size = static_cast<size_t>(st.st_size);
+  void* data = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  int mmap_errno = errno;
+  close(fd);
+  if (data == MAP_FAILED) {
+    *error = path + ": mmap: " + std::strerror(mmap_errno);
+    return std::nullopt;
+  }
+  return MappedFile(static_cast<const std::byte*>(data), size);
+}
+
+MappedFile::MappedFile(MappedFile&& other) noexcept : data_(other.data_), size_(other.size_) {
+  other.data_ = nullptr;
+  other.size_ = 0;
+}
+
+MappedFile::~MappedFile() {
+  if (data_ != nullptr) munmap(const_cast<std::byte*>(data_), size_);
+}
+
+}  // namespace nmprof::symbols

@@ -1,0 +1,29 @@
+// A whole file mapped read-only, unmapped when destroyed.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace nmprof::symbols {
+
+class MappedFile {
+ public:
+  static std::optional<MappedFile> open(const std::string& path, std::string* error);
+
+  MappedFile(MappedFile&& other) noexcept;
+  MappedFile& operator=(MappedFile&&) = delete;
+  MappedFile(const MappedFile&) = delete;
+  ~MappedFile();
+
+  std::span<const std::byte> bytes() const { return {data_, size_}; }
+
+ private:
+  MappedFile(const std::byte* data, size_t size) : data_(data), size_(size) {}
+
+  const std::byte* data_;
+  size_t size_;
+};
+
+}  // namespace nmprof::symbols
