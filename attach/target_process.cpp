@@ -1,0 +1,79 @@
+#include "attach/target_process.h"
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "attach/fd_io.h"
+
+namespace nmprof::attach {
+namespace {
+
+std::string proc_path(pid_t pid, const char* name) {
+  return "/proc/" + std::to_string(pid) + "/" + name;
+}
+
+Error no_such_process(pid_t pid) {
+  return Error{"no such process: " + std::to_string(pid) +
+               " (list running JVMs with `ps -C java -o pid,user,args`)"};
+}
+
+}  // namespace
+
+std::string describe_credentials(uid_t uid, gid_t gid) {
+  std::string ids = "uid " + std::to_string(uid) + ", gid " + std::to_string(gid);
+  passwd entry{};
+  passwd* found = nullptr;
+  char buffer[4096];
+  if (getpwuid_r(uid, &entry, buffer, sizeof buffer, &found) == 0 && found) {
+    return std::string("user '") + found->pw_name + "' (" + ids + ")";
+  }
+  return ids;
+}
+
+Result<TargetProcess> inspect_process(pid_t pid) {
+  if (pid <= 0) return no_such_process(pid);
+  auto text = read_text_at(AT_FDCWD, proc_path(pid, "status").c_str());
+  if (!text) return no_such_process(pid);
+  auto status = parse_process_status(*text);
+  if (!status) return Error{"cannot parse " + proc_path(pid, "status") + "; is /proc a Linux procfs?"};
+
+  TargetProcess target;
+  target.pid = pid;
+  target.nspid = status->nspid ? status->nspid : pid;  // pre-4.1 kernels: assume no PID namespace
+  target.status = std::move(*status);
+  if (auto comm = read_text_at(AT_FDCWD, proc_path(pid, "comm").c_str())) {
+    target.name = comm->substr(0, comm->find('\n'));
+  }
+  return target;
+}
+
+Result<void> check_attach_permission(const TargetProcess& target) {
+  uid_t uid = geteuid();
+  gid_t gid = getegid();
+  if (uid == 0 || (uid == target.status.euid && gid == target.status.egid)) return {};
+  std::string owner = describe_credentials(target.status.euid, target.status.egid);
+  return Error{"permission denied: JVM " + std::to_string(target.pid) + " runs as " + owner +
+               " and nmprof as " + describe_credentials(uid, gid) +
+               "; HotSpot only accepts clients with its own uid and gid, or root: run nmprof as that "
+               "user or as root (sudo)"};
+}
+
+Result<std::string> read_proc_file(const TargetProcess& target, const char* name) {
+  std::string path = proc_path(target.pid, name);
+  auto text = read_text_at(AT_FDCWD, path.c_str());
+  if (text) return std::move(*text);
+  if (errno == ENOENT || errno == ESRCH) return no_such_process(target.pid);
+  if (errno == EACCES || errno == EPERM) {
+    return Error{"permission denied reading " + path +
+                 ": ptrace access to the process is restricted (it is not dumpable, /proc is mounted "
+                 "with hidepid=, or a security module such as Yama, SELinux or AppArmor denies it); "
+                 "run nmprof as root or relax that restriction"};
+  }
+  return Error{"cannot read " + path + ": " + std::strerror(errno)};
+}
+
+}  // namespace nmprof::attach

@@ -1,0 +1,35 @@
+// Facts about the process nmprof attaches to, read from /proc before anything else
+// (credentials, namespace pid), and the check that nmprof is allowed to attach.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "attach/proc_status.h"
+#include "attach/result.h"
+
+namespace nmprof::attach {
+
+struct TargetProcess {
+  pid_t pid = 0;         // as nmprof sees it: for kill() and /proc/<pid>
+  pid_t nspid = 0;       // as the target sees itself: names .java_pid<nspid>, .attach_pid<nspid>
+  std::string name;      // /proc/<pid>/comm, for messages
+  ProcessStatus status;  // credentials and signal dispositions when inspected
+};
+
+// Errors: no such process.
+Result<TargetProcess> inspect_process(pid_t pid);
+
+// HotSpot accepts a client whose uid is 0, or whose euid and egid both equal its own.
+// A non-root nmprof therefore needs the target's exact credentials.
+Result<void> check_attach_permission(const TargetProcess& target);
+
+// Reads /proc/<pid>/<name>, which needs ptrace read access to the target.
+// Errors name the owner or the ptrace restriction, or say the process has exited.
+Result<std::string> read_proc_file(const TargetProcess& target, const char* name);
+
+// "user 'bob' (uid 1001, gid 1001)", or "uid 1001, gid 1001" for a uid without a name.
+std::string describe_credentials(uid_t uid, gid_t gid);
+
+}  // namespace nmprof::attach
