@@ -1,0 +1,94 @@
+#include "agent/unwind/stack_walker.h"
+
+namespace nmprof::unwind {
+namespace {
+
+enum class Step { kCaller, kEndOfStack, kBadFrame };
+
+// The part of the stack above the current frame's sp: every read the walk makes.
+class StackWindow {
+ public:
+  StackWindow(uintptr_t low, uintptr_t high) : low_(low), high_(high) {}
+
+  bool read(uintptr_t address, uintptr_t& value) const {
+    if (address % sizeof(uintptr_t) != 0 || address < low_ || address >= high_ ||
+        high_ - address < sizeof(uintptr_t)) {
+      return false;
+    }
+    value = *reinterpret_cast<const uintptr_t*>(address);
+    return true;
+  }
+
+ private:
+  uintptr_t low_;
+  uintptr_t high_;
+};
+
+Step caller_by_rule(const FrameRow& row, const Registers& frame, const StackWindow& stack, Registers& caller) {
+  uintptr_t base = row.base() == CfaBase::kRsp ? frame.sp : frame.fp;
+  uintptr_t cfa = base + row.cfa_offset;
+  if (cfa < base) return Step::kBadFrame;
+  if (!stack.read(cfa - 8, caller.pc)) return Step::kBadFrame;
+  if (row.rbp_slot == FrameRow::kRbpUnchanged) {
+    caller.fp = frame.fp;
+  } else if (row.rbp_slot == FrameRow::kRbpUnknown) {
+    caller.fp = 0;
+  } else if (!stack.read(cfa + static_cast<intptr_t>(row.rbp_slot) * 8, caller.fp)) {
+    return Step::kBadFrame;
+  }
+  caller.sp = cfa;
+  return Step::kCaller;
+}
+
+// Code without unwind rows is assumed to keep rbp as a frame pointer:
+// [rbp] is the caller's rbp, [rbp + 8] the return address.
+Step caller_by_frame_pointer(const Registers& frame, const StackWindow& stack, Registers& caller) {
+  if (frame.fp == 0) return Step::kEndOfStack;  // the outermost frame clears rbp
+  if (!stack.read(frame.fp, caller.fp) || !stack.read(frame.fp + 8, caller.pc)) return Step::kBadFrame;
+  caller.sp = frame.fp + 16;
+  return Step::kCaller;
+}
+
+}  // namespace
+
+StackWalk walk_stack(const Registers& start, uintptr_t stack_end, const FrameTableLookup& tables,
+                     std::span<uintptr_t> frames, FirstPc first_pc) {
+  StackWalk walk;
+  Registers frame = start;
+  bool exact_pc = first_pc == FirstPc::kExact;
+  for (;;) {
+    // A return address may be the first byte of the next function (after a noreturn call).
+    uintptr_t lookup_pc = exact_pc ? frame.pc : frame.pc - 1;
+    const FrameTable* table = tables.table_for(lookup_pc);
+    walk.stopped_at = frame;
+    if (table == nullptr) {
+      walk.stop = WalkStop::kUnknownCode;
+      return walk;
+    }
+    if (walk.depth == frames.size()) {
+      walk.stop = WalkStop::kDepthLimit;
+      return walk;
+    }
+    frames[walk.depth++] = frame.pc;
+
+    const FrameRow* row = table->find(lookup_pc);
+    if (row != nullptr && row->base() == CfaBase::kOutermost) {
+      walk.stop = WalkStop::kEndOfStack;
+      return walk;
+    }
+    StackWindow stack(frame.sp, stack_end);
+    Registers caller;
+    Step step = row != nullptr ? caller_by_rule(*row, frame, stack, caller)
+                               : caller_by_frame_pointer(frame, stack, caller);
+    if (step == Step::kCaller && caller.pc == 0) step = Step::kEndOfStack;
+    if (step == Step::kCaller && caller.sp <= frame.sp) step = Step::kBadFrame;  // must move outward
+    if (step != Step::kCaller) {
+      walk.stop = step == Step::kEndOfStack ? WalkStop::kEndOfStack : WalkStop::kBadFrame;
+      return walk;
+    }
+    frame = caller;
+    exact_pc = false;
+  }
+}
+
+}  // namespace nmprof::unwind
