@@ -79,6 +79,8 @@ Settings settings_of(const AgentOptions& o, AgentMode mode) {
   const char* mode_name = mode == AgentMode::Preload ? "preload" : mode == AgentMode::JvmStartup ? "jvm" : "attach";
   return {{"nativemem", std::to_string(o.interval)},
           {"stackdepth", std::to_string(o.stack_depth)},
+          {"live", o.live ? "true" : "false"},
+          {"maxtracked", std::to_string(o.max_tracked)},
           {"file", o.file},
           {"mode", mode_name}};
 }
@@ -96,6 +98,22 @@ void* on_sampled_allocation(void* p, size_t size) {
   Sampler::restart(t);
   resume_deferred_signal();
   return p;
+}
+
+bool take_tracked_block(void* p, TakenBlock* out) {
+  if (!p || !g_agent) return false;
+  AgentGuard guard;
+  return g_agent->recorder.take_block(t_state, reinterpret_cast<uintptr_t>(p), &out->block, &out->taken_at);
+}
+
+void settle_taken_block(const TakenBlock& taken, bool freed) {
+  AgentGuard guard;
+  g_agent->recorder.settle_block(t_state, taken.block, taken.taken_at, freed);
+}
+
+void on_tracked_free(void* p) {
+  TakenBlock taken;
+  if (take_tracked_block(p, &taken)) settle_taken_block(taken, true);
 }
 
 void on_libraries_changed(bool deepbind) {
@@ -130,8 +148,9 @@ bool start_agent(const AgentOptions& options, AgentMode mode) {
   Sampler::set_interval(options.interval);
   look_up_default_targets();
   agent->modules.refresh();
-  for (int id = 0; id < kHookCount; id++) agent->patcher.set_enabled(static_cast<HookId>(id), id != kFree);
-  agent->recorder.start(agent->options.file, settings_of(agent->options, mode));
+  for (int id = 0; id < kHookCount; id++)
+    agent->patcher.set_enabled(static_cast<HookId>(id), id != kFree || options.live);
+  agent->recorder.start(agent->options.file, settings_of(agent->options, mode), options.live ? options.max_tracked : 0);
   g_agent = agent;
   agent->recording.store(true, std::memory_order_release);
   pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);

@@ -34,28 +34,47 @@ struct CallocHook {
   }
 };
 
-// A realloc counts as an allocation of its new size.
+// A realloc frees its old block (unless it fails) and counts as an allocation of its
+// new size, in place or not: the live estimate stays unbiased either way.
+template <typename Realloc>
+__attribute__((noinline)) void* realloc_tracked(void* old, size_t size, Realloc call) {
+  TakenBlock taken;
+  bool was_tracked = take_tracked_block(old, &taken);
+  void* p = call();
+  if (was_tracked) settle_taken_block(taken, p != nullptr || size == 0);
+  return count_allocation(p, size);
+}
+
 template <int K>
 struct ReallocHook {
   static void* call(void* old, size_t size) {
-    void* p = hook_target<void* (*)(void*, size_t)>(kRealloc, K)(old, size);
-    return count_allocation(p, size);
+    auto realloc_fn = hook_target<void* (*)(void*, size_t)>(kRealloc, K);
+    if (__builtin_expect(LiveHeap::maybe_tracked(old), 0))
+      return realloc_tracked(old, size, [&] { return realloc_fn(old, size); });
+    return count_allocation(realloc_fn(old, size), size);
   }
 };
 
 template <int K>
 struct ReallocarrayHook {
   static void* call(void* old, size_t count, size_t size) {
-    void* p = hook_target<void* (*)(void*, size_t, size_t)>(kReallocarray, K)(old, count, size);
+    auto reallocarray_fn = hook_target<void* (*)(void*, size_t, size_t)>(kReallocarray, K);
     size_t total;
     if (__builtin_mul_overflow(count, size, &total)) total = 0;
-    return count_allocation(p, total);
+    if (__builtin_expect(LiveHeap::maybe_tracked(old), 0))
+      return realloc_tracked(old, total, [&] { return reallocarray_fn(old, count, size); });
+    return count_allocation(reallocarray_fn(old, count, size), total);
   }
 };
 
+// Patched only when frees are tracked. Nearly every free is of an untracked block:
+// the filter says so in a few instructions, then the original free is tail-called.
 template <int K>
 struct FreeHook {
-  static void call(void* p) { hook_target<void (*)(void*)>(kFree, K)(p); }
+  static void call(void* p) {
+    if (__builtin_expect(LiveHeap::maybe_tracked(p), 0)) on_tracked_free(p);
+    hook_target<void (*)(void*)>(kFree, K)(p);
+  }
 };
 
 template <int K>

@@ -3,12 +3,28 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+
+#include "agent/live_heap.h"
 
 namespace nmprof {
 
 // An allocation whose countdown crossed zero (p may be null if it failed). Returns p,
 // so that hooks can tail-call it.
 void* on_sampled_allocation(void* p, size_t size);
+// A tracked block taken out of the live set before the call that frees it, so that
+// its address cannot be reused (and sampled) before we have forgotten it.
+struct TakenBlock {
+  LiveHeap::Block block;
+  uint64_t taken_at;  // ticks: the Free event's time
+};
+// The free path, after the filter said p may be tracked.
+void on_tracked_free(void* p);
+// realloc: take p out first; then report whether the call freed it (it did unless it
+// failed with a non-zero size), which puts it back or records its free.
+bool take_tracked_block(void* p, TakenBlock* out);
+void settle_taken_block(const TakenBlock& taken, bool freed);
+
 // dlopen/dlmopen/dlclose returned: the set of loaded libraries may have changed.
 void on_libraries_changed(bool deepbind);
 // The process image is about to be replaced, or the process to end without exit().

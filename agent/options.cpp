@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <ctime>
+#include <vector>
 
 namespace nmprof {
 namespace {
@@ -18,6 +19,31 @@ std::optional<unsigned> parse_unsigned(std::string_view text) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
   return v;
+}
+
+constexpr std::string_view kOptionKeys[] = {"nativemem", "interval", "file", "stackdepth", "live", "maxtracked"};
+
+bool starts_with_known_key(std::string_view item) {
+  size_t eq = item.find('=');
+  for (std::string_view key : kOptionKeys)
+    if (item.substr(0, eq) == key) return true;
+  return false;
+}
+
+// Splits at commas, except that a piece which does not start with an option name
+// continues a file= path ("file=/tmp/a,b.jfr").
+std::vector<std::string> split_options(std::string_view text) {
+  std::vector<std::string> items;
+  while (!text.empty()) {
+    size_t comma = text.find(',');
+    std::string_view piece = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    if (!items.empty() && items.back().rfind("file=", 0) == 0 && !starts_with_known_key(piece))
+      items.back() += "," + std::string(piece);
+    else if (!piece.empty())
+      items.emplace_back(piece);
+  }
+  return items;
 }
 
 }  // namespace
@@ -56,11 +82,8 @@ std::string format_size(uint64_t bytes) {
 }
 
 std::optional<std::string> parse_agent_options(std::string_view text, AgentOptions& options) {
-  while (!text.empty()) {
-    size_t comma = text.find(',');
-    std::string_view item = text.substr(0, comma);
-    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
-    if (item.empty()) continue;
+  for (const std::string& text_item : split_options(text)) {
+    std::string_view item = text_item;
     size_t eq = item.find('=');
     std::string_view key = item.substr(0, eq);
     std::string_view value = eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1);
@@ -77,8 +100,17 @@ std::optional<std::string> parse_agent_options(std::string_view text, AgentOptio
       if (!depth || *depth == 0 || *depth > kMaxStackDepth)
         return "bad stackdepth '" + std::string(value) + "' (1.." + std::to_string(kMaxStackDepth) + ")";
       options.stack_depth = *depth;
+    } else if (key == "live") {
+      if (value != "true" && value != "false") return "live= takes true or false, not '" + std::string(value) + "'";
+      options.live = value == "true";
+    } else if (key == "maxtracked") {
+      uint64_t n = 0;
+      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+      if (ec != std::errc() || end != value.data() + value.size() || n == 0)
+        return "bad maxtracked '" + std::string(value) + "' (a count of blocks, e.g. 262144)";
+      options.max_tracked = n;
     } else {
-      return "unknown option '" + std::string(key) + "' (known: nativemem, file, stackdepth)";
+      return "unknown option '" + std::string(key) + "' (known: nativemem, file, stackdepth, live, maxtracked)";
     }
   }
   return std::nullopt;
@@ -86,8 +118,10 @@ std::optional<std::string> parse_agent_options(std::string_view text, AgentOptio
 
 std::string format_agent_options(const AgentOptions& options) {
   std::string s = "nativemem=" + format_size(options.interval);
-  if (!options.file.empty()) s += ",file=" + options.file;
   if (options.stack_depth != kDefaultStackDepth) s += ",stackdepth=" + std::to_string(options.stack_depth);
+  if (!options.live) s += ",live=false";
+  if (options.max_tracked != kDefaultMaxTracked) s += ",maxtracked=" + std::to_string(options.max_tracked);
+  if (!options.file.empty()) s += ",file=" + options.file;
   return s;
 }
 

@@ -1,5 +1,6 @@
 // The agent's option string: comma-separated key=value pairs, the same syntax for
 // NMPROF_OPTIONS (LD_PRELOAD), -agentpath:libnmprof.so=<options> and attach.
+// A comma followed by something that is not an option name belongs to a file= path.
 // The CLI links this too, so both sides agree on names, defaults and errors.
 #pragma once
 
@@ -13,11 +14,14 @@ namespace nmprof {
 constexpr uint64_t kDefaultInterval = 512 * 1024;
 constexpr unsigned kDefaultStackDepth = 128;
 constexpr unsigned kMaxStackDepth = 2048;
+constexpr uint64_t kDefaultMaxTracked = 262144;
 
 struct AgentOptions {
   uint64_t interval = kDefaultInterval;  // mean bytes between samples; 0 records every allocation
   std::string file;                      // output path template: %p pid, %t start time, %% percent
   unsigned stack_depth = kDefaultStackDepth;
+  bool live = true;                        // track frees of sampled blocks (heap-live)
+  uint64_t max_tracked = kDefaultMaxTracked;  // sampled blocks tracked at once
 };
 
 // Parses "512k", "1m", "2g", "4096" (binary units, case-insensitive, optional "b"/"ib").

@@ -28,10 +28,11 @@ Recorder::Recorder(FrameResolver& resolver)
       out_pools_({schema::kThread, schema::kStackTrace, schema::kMethod, schema::kClass, schema::kPackage,
                   schema::kSymbol, schema::kFrameType}) {}
 
-void Recorder::start(const std::string& path_template, const Settings& settings) {
+void Recorder::start(const std::string& path_template, const Settings& settings, uint64_t max_tracked) {
   lock_.lock(current_tid());
   path_template_ = path_template;
   settings_ = settings;
+  if (max_tracked) live_ = new LiveHeap(max_tracked);
   begin_generation();
   active_ = true;
   lock_.unlock();
@@ -53,6 +54,7 @@ void Recorder::begin_generation() {
   pending_threads_.clear();
   samples_ = 0;
   lost_samples_ = 0;
+  if (live_) live_->clear();
   last_flush_ = clock.start_ticks;
   append_prelude();
 }
@@ -135,7 +137,37 @@ void Recorder::record_allocation(ThreadState& t, const CallStack& stack, uint64_
     r.f32(weight);
     r.append_to(events_);
     samples_++;
-    if (events_.size() >= kFlushBytes || now - last_flush_ >= kFlushNanos) flush_locked(now);
+    if (live_) live_->insert({address, size, now, weight, id});
+    maybe_flush(now);
+  }
+  lock_.unlock();
+}
+
+void Recorder::maybe_flush(uint64_t now) {
+  if (events_.size() >= kFlushBytes || now - last_flush_ >= kFlushNanos) flush_locked(now);
+}
+
+bool Recorder::take_block(ThreadState& t, uintptr_t address, LiveHeap::Block* block, uint64_t* taken_at) {
+  if (!live_ || lock_.owner() == t.tid) return false;
+  *taken_at = monotonic_ticks();
+  lock_.lock(t.tid);
+  bool taken = active_ && live_->remove(address, block);
+  lock_.unlock();
+  return taken;
+}
+
+void Recorder::settle_block(ThreadState& t, const LiveHeap::Block& block, uint64_t taken_at, bool freed) {
+  lock_.lock(t.tid);
+  if (active_ && !freed) {
+    live_->insert(block);
+  } else if (active_ && !file_.failed()) {
+    jfr::SmallRecord r(schema::kFreeEvent);
+    r.varint(taken_at);
+    r.varint(key(thread_entry(t)));
+    r.varint(0);  // no stack: frees are paired with their allocation by address and time
+    r.varint(block.address);
+    r.append_to(events_);
+    maybe_flush(monotonic_ticks());
   }
   lock_.unlock();
 }
@@ -178,6 +210,10 @@ void Recorder::append_statistics(uint64_t now) {
   r.varint(samples_);
   r.varint(lost_samples_);
   r.varint(memory_bytes());
+  r.varint(live_ ? live_->blocks() : 0);
+  r.varint(live_ ? live_->untracked() : 0);
+  r.varint(live_ ? live_->memory_bytes() : 0);
+  r.varint(live_ ? static_cast<uint64_t>(live_->live_bytes() > 0 ? live_->live_bytes() : 0) : 0);
   r.append_to(events_);
 }
 
@@ -227,7 +263,8 @@ void Recorder::after_fork_in_parent() { lock_.unlock(); }
 
 void Recorder::after_fork_in_child() {
   t_state.tid = current_tid();
-  if (active_) begin_generation();  // drops the parent's unwritten events: the parent writes them
+  // Drops the parent's unwritten events (the parent writes them) and its live blocks.
+  if (active_) begin_generation();
   lock_.unlock();
 }
 

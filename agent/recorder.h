@@ -14,6 +14,7 @@
 #include "agent/call_stack.h"
 #include "agent/frame_resolver.h"
 #include "agent/jfr_pools.h"
+#include "agent/live_heap.h"
 #include "agent/output_file.h"
 #include "agent/process_info.h"
 #include "agent/spin_lock.h"
@@ -31,8 +32,13 @@ class Recorder {
   explicit Recorder(FrameResolver& resolver);
 
   // Starts recording into `path_template` (%p, %t expanded for this process).
-  void start(const std::string& path_template, const Settings& settings);
+  // max_tracked > 0 tracks frees of sampled blocks, up to that many at once.
+  void start(const std::string& path_template, const Settings& settings, uint64_t max_tracked);
   void record_allocation(ThreadState& t, const CallStack& stack, uint64_t address, uint64_t size, float weight);
+  // Heap-live: takes a tracked block out of the live set (false if not tracked), then
+  // either records its free or puts it back (a realloc that failed).
+  bool take_block(ThreadState& t, uintptr_t address, LiveHeap::Block* block, uint64_t* taken_at);
+  void settle_block(ThreadState& t, const LiveHeap::Block& block, uint64_t taken_at, bool freed);
   // Appends everything buffered to the file.
   void flush();
   // The last flush: nothing is recorded after it.
@@ -59,6 +65,7 @@ class Recorder {
   void write_pending_pools();
   void append_prelude();
   void append_statistics(uint64_t now);
+  void maybe_flush(uint64_t now);
   uint64_t key(uint32_t id) const { return key_base_ | id; }
   size_t memory_bytes() const;
 
@@ -81,6 +88,7 @@ class Recorder {
 
   JfrPools pools_;
   StackTable stacks_;
+  LiveHeap* live_ = nullptr;  // null when frees are not tracked
   std::vector<ThreadEntry> threads_;
   std::vector<uint32_t> pending_stacks_;   // to be written with the next append
   std::vector<uint32_t> pending_threads_;

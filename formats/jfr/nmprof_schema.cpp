@@ -111,7 +111,13 @@ Metadata build() {
                    "An option the agent recorded with"));
   m.add(event_type(kStatisticsName, kStatisticsEvent, "Profiler Statistics",
                    {start_time(), field("samples", kLong, "Samples"),
-                    field("lostSamples", kLong, "Lost Samples"), bytes("agentMemory", "Agent Memory")},
+                    field("lostSamples", kLong, "Lost Samples"), bytes("agentMemory", "Agent Memory"),
+                    field("trackedBlocks", kLong, "Tracked Blocks"),
+                    annotated(field("untrackedSamples", kLong, "Untracked Samples"),
+                              {description("Samples whose frees were not tracked: the tracking table was full")}),
+                    bytes("trackingMemory", "Tracking Memory"),
+                    annotated(bytes("liveBytes", "Live Bytes"),
+                              {description("Estimated bytes still allocated in sampled stacks")})},
                    "Totals of the agent's own work, as of this event"));
 
   m.add(annotation_type("jdk.jfr.Label", kLabel, true));

@@ -58,16 +58,39 @@ TEST(AgentOptions, ErrorsNameTheBadOption) {
   EXPECT_TRUE(parse_agent_options("file", o));
 }
 
+TEST(AgentOptions, LiveTrackingOptions) {
+  AgentOptions o;
+  EXPECT_TRUE(o.live);
+  EXPECT_FALSE(parse_agent_options("live=false,maxtracked=1000", o));
+  EXPECT_FALSE(o.live);
+  EXPECT_EQ(o.max_tracked, 1000u);
+  EXPECT_TRUE(parse_agent_options("live=maybe", o));
+  EXPECT_TRUE(parse_agent_options("maxtracked=0", o));
+  EXPECT_TRUE(parse_agent_options("maxtracked=12x", o));
+}
+
+TEST(AgentOptions, AFileGivenLastMayContainCommas) {
+  AgentOptions o;
+  EXPECT_FALSE(parse_agent_options("nativemem=1m,file=/tmp/a,b.jfr", o));
+  EXPECT_EQ(o.file, "/tmp/a,b.jfr");
+  EXPECT_EQ(o.interval, 1u << 20);
+}
+
 TEST(AgentOptions, FormatParsesBack) {
   AgentOptions o;
   o.interval = 256 * 1024;
   o.file = "/out/%p.jfr";
   o.stack_depth = 40;
+  o.live = false;
+  o.max_tracked = 77;
+  o.file = "/out/a,b-%p.jfr";
   AgentOptions back;
   EXPECT_FALSE(parse_agent_options(format_agent_options(o), back));
   EXPECT_EQ(back.interval, o.interval);
   EXPECT_EQ(back.file, o.file);
   EXPECT_EQ(back.stack_depth, o.stack_depth);
+  EXPECT_EQ(back.live, o.live);
+  EXPECT_EQ(back.max_tracked, o.max_tracked);
 }
 
 TEST(PathTemplate, ExpandsPidTimeAndPercent) {

@@ -1,0 +1,140 @@
+#include "agent/live_heap.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+namespace nmprof {
+namespace {
+
+LiveHeap::Block block(uintptr_t address, uint64_t size = 100, float weight = 2.0f) {
+  return {address, size, 1, weight, 7};
+}
+
+uintptr_t address_of(uint64_t i) { return 0x7f0000000000ull + i * 48; }
+
+class LiveHeapTest : public ::testing::Test {
+ protected:
+  void TearDown() override { heap.clear(); }  // the filter is shared by every LiveHeap
+  LiveHeap heap{1 << 20};
+};
+
+TEST_F(LiveHeapTest, TracksUntilRemoved) {
+  ASSERT_TRUE(heap.insert(block(0x1000, 64, 3.0f)));
+  EXPECT_TRUE(LiveHeap::maybe_tracked(reinterpret_cast<void*>(0x1000)));
+  EXPECT_DOUBLE_EQ(heap.live_bytes(), 192.0);
+  LiveHeap::Block out;
+  EXPECT_FALSE(heap.remove(0x2000, &out));
+  ASSERT_TRUE(heap.remove(0x1000, &out));
+  EXPECT_EQ(out.size, 64u);
+  EXPECT_EQ(out.stack, 7u);
+  EXPECT_FALSE(heap.remove(0x1000, &out));
+  EXPECT_FALSE(LiveHeap::maybe_tracked(reinterpret_cast<void*>(0x1000)));
+  EXPECT_EQ(heap.blocks(), 0u);
+  EXPECT_DOUBLE_EQ(heap.live_bytes(), 0.0);
+}
+
+TEST_F(LiveHeapTest, MatchesAReferenceMapUnderRandomChurn) {
+  std::mt19937_64 rng(7);
+  std::unordered_map<uintptr_t, uint64_t> reference;
+  for (int step = 0; step < 400000; step++) {
+    uintptr_t a = address_of(rng() % 50000);
+    if (rng() % 2) {
+      uint64_t size = 1 + rng() % 1000;
+      ASSERT_TRUE(heap.insert(block(a, size)));
+      reference[a] = size;
+    } else {
+      LiveHeap::Block out;
+      bool removed = heap.remove(a, &out);
+      ASSERT_EQ(removed, reference.count(a) == 1) << step;
+      if (removed) {
+        EXPECT_EQ(out.size, reference[a]);
+        reference.erase(a);
+      }
+    }
+  }
+  EXPECT_EQ(heap.blocks(), reference.size());
+  for (const auto& [a, size] : reference) {
+    ASSERT_TRUE(LiveHeap::maybe_tracked(reinterpret_cast<void*>(a)));
+    LiveHeap::Block out;
+    ASSERT_TRUE(heap.remove(a, &out));
+    EXPECT_EQ(out.size, size);
+  }
+  EXPECT_EQ(heap.blocks(), 0u);
+}
+
+TEST_F(LiveHeapTest, FilterIsMostlyNegativeForUntrackedAddresses) {
+  for (uint64_t i = 0; i < 10000; i++) ASSERT_TRUE(heap.insert(block(address_of(i))));
+  int false_positives = 0;
+  for (uint64_t i = 10000; i < 110000; i++) false_positives += LiveHeap::maybe_tracked(reinterpret_cast<void*>(address_of(i)));
+  // 10,000 blocks in 2^21 buckets: about 0.5% of other addresses share a bucket.
+  EXPECT_LT(false_positives, 1500);
+}
+
+TEST(LiveHeapCap, CountsWhatItCannotTrack) {
+  LiveHeap heap(100);
+  for (uint64_t i = 0; i < 150; i++) heap.insert(block(address_of(i)));
+  EXPECT_EQ(heap.blocks(), 100u);
+  EXPECT_EQ(heap.untracked(), 50u);
+  LiveHeap::Block out;
+  EXPECT_TRUE(heap.remove(address_of(5), &out));
+  EXPECT_TRUE(heap.insert(block(address_of(1000))));
+  EXPECT_EQ(heap.untracked(), 50u);
+  EXPECT_GT(heap.memory_bytes(), 0u);
+  heap.clear();
+}
+
+// Writers insert and remove under a lock (as the recorder does) while readers ask the
+// filter without one (as free() does): a tracked block must never look untracked.
+TEST_F(LiveHeapTest, FilterHasNoFalseNegativesUnderConcurrentChurn) {
+  const uint64_t kStable = 2000;
+  for (uint64_t i = 0; i < kStable; i++) ASSERT_TRUE(heap.insert(block(address_of(i))));
+  std::mutex lock;
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> misses{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < 2; w++) {
+    threads.emplace_back([&, w] {
+      std::mt19937_64 rng(w);
+      for (int step = 0; step < 200000; step++) {
+        uintptr_t a = address_of(kStable + w * 100000 + rng() % 5000);
+        std::lock_guard<std::mutex> guard(lock);
+        LiveHeap::Block out;
+        if (!heap.remove(a, &out)) heap.insert(block(a));
+      }
+    });
+  }
+  for (int r = 0; r < 2; r++) {
+    threads.emplace_back([&] {
+      while (!stop.load()) {
+        for (uint64_t i = 0; i < kStable; i++)
+          if (!LiveHeap::maybe_tracked(reinterpret_cast<void*>(address_of(i)))) misses++;
+      }
+    });
+  }
+  threads[0].join();
+  threads[1].join();
+  stop = true;
+  threads[2].join();
+  threads[3].join();
+  EXPECT_EQ(misses.load(), 0u);
+  for (uint64_t i = 0; i < kStable; i++) {
+    LiveHeap::Block out;
+    ASSERT_TRUE(heap.remove(address_of(i), &out)) << i;
+  }
+}
+
+TEST_F(LiveHeapTest, ClearForgetsEverything) {
+  for (uint64_t i = 0; i < 1000; i++) heap.insert(block(address_of(i)));
+  heap.clear();
+  EXPECT_EQ(heap.blocks(), 0u);
+  for (uint64_t i = 0; i < 1000; i++) ASSERT_FALSE(LiveHeap::maybe_tracked(reinterpret_cast<void*>(address_of(i))));
+}
+
+}  // namespace
+}  // namespace nmprof
