@@ -9,6 +9,7 @@
 #include "agent/hook_events.h"
 #include "agent/hook_table.h"
 #include "agent/sampler.h"
+#include "agent/thread_state.h"
 
 namespace nmprof {
 
@@ -55,15 +56,20 @@ struct ReallocHook {
   }
 };
 
+// glibc's reallocarray calls realloc through its own PLT, whose hook must not count
+// the same allocation again: the call runs with sampling suspended, as agent code does.
 template <int K>
 struct ReallocarrayHook {
   static void* call(void* old, size_t count, size_t size) {
     auto reallocarray_fn = hook_target<void* (*)(void*, size_t, size_t)>(kReallocarray, K);
+    auto uncounted = [&] {
+      AgentGuard not_counted_twice;
+      return reallocarray_fn(old, count, size);
+    };
     size_t total;
     if (__builtin_mul_overflow(count, size, &total)) total = 0;
-    if (__builtin_expect(LiveHeap::maybe_tracked(old), 0))
-      return realloc_tracked(old, total, [&] { return reallocarray_fn(old, count, size); });
-    return count_allocation(reallocarray_fn(old, count, size), total);
+    if (__builtin_expect(LiveHeap::maybe_tracked(old), 0)) return realloc_tracked(old, total, uncounted);
+    return count_allocation(uncounted(), total);
   }
 };
 

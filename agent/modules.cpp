@@ -1,6 +1,7 @@
 #include "agent/modules.h"
 
 #include <link.h>
+#include <sched.h>
 #include <sys/auxv.h>
 #include <unistd.h>
 
@@ -78,18 +79,20 @@ int visit(dl_phdr_info* info, size_t size, void* arg) {
 }  // namespace
 
 const unwind::FrameTable& Module::frame_table() const {
-  static const unwind::FrameTable kEmpty;
   int state = table_state_.load(std::memory_order_acquire);
-  if (state == 2) return *table_;
-  if (state == 1 || !table_state_.compare_exchange_strong(state, 1, std::memory_order_acq_rel)) return kEmpty;
-  auto* table = new unwind::FrameTable;
+  if (state == 2) return table_;
+  if (state == 1 || !table_state_.compare_exchange_strong(state, 1, std::memory_order_acq_rel)) {
+    // Another thread is compiling it, which takes a millisecond or two and holds no
+    // lock: waiting gives this sample its real stack.
+    while (table_state_.load(std::memory_order_acquire) != 2) sched_yield();
+    return table_;
+  }
   if (eh_frame_hdr) {
     auto hdr = reinterpret_cast<uintptr_t>(eh_frame_hdr);
-    *table = unwind::build_frame_table({hdr, hdr + eh_frame_hdr_size}, readable, bias).table;
+    table_ = unwind::build_frame_table({hdr, hdr + eh_frame_hdr_size}, readable, bias).table;
   }
-  table_ = table;
   table_state_.store(2, std::memory_order_release);
-  return *table_;
+  return table_;
 }
 
 bool ModuleMap::refresh() {

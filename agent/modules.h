@@ -32,13 +32,13 @@ struct Module {
 
   bool contains(uintptr_t pc) const { return pc >= start && pc < end; }
   // The unwind table, compiled on first use (a module with frames on some stack
-  // cannot be unloaded meanwhile). While another thread compiles it, an empty table:
-  // the walker then follows frame pointers.
+  // cannot be unloaded meanwhile); a thread that needs it while another compiles it
+  // waits for it.
   const unwind::FrameTable& frame_table() const;
 
  private:
   mutable std::atomic<int> table_state_{0};  // 0 none, 1 building, 2 built
-  mutable const unwind::FrameTable* table_ = nullptr;
+  mutable unwind::FrameTable table_;  // read only once table_state_ is 2
 };
 
 class ModuleMap {

@@ -218,6 +218,7 @@ void Recorder::append_statistics(uint64_t now) {
 }
 
 void Recorder::flush_locked(uint64_t now) {
+  if (!file_.opened() && samples_ == 0) return;  // a process that recorded nothing leaves no file
   write_pending_pools();
   append_statistics(now);
   file_.append(out_pools_, events_, now);

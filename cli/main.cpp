@@ -1,7 +1,10 @@
 // nmprof: a native-memory allocation profiler. Subcommands: run, report.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/exit_codes.h"
 #include "cli/report/report_command.h"
@@ -27,6 +30,11 @@ void add_report_command(CLI::App& app, nmprof::report::ReportOptions& options) {
   report->add_flag("--live", options.live, "Show what is still allocated at the end instead of what was allocated");
 }
 
+int usage_error(const std::string& message) {
+  std::cerr << "nmprof: " << message << "\nRun 'nmprof --help' for usage.\n";
+  return nmprof::cli::kExitUsage;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -38,8 +46,21 @@ int main(int argc, char** argv) {
   nmprof::report::ReportOptions report;
   add_report_command(app, report);
   app.footer("Run 'nmprof <command> --help' for the options of a command. See man nmprof.");
+  std::vector<std::string> args(argv + 1, argv + argc);
+  static const std::string_view kCommands[] = {"run", "report", "-h", "--help", "--version"};
+  if (!args.empty() && std::find(std::begin(kCommands), std::end(kCommands), args[0]) == std::end(kCommands))
+    return usage_error("unknown command '" + args[0] + "' (commands: run, report)");
+  // Everything after the profiled program's name is its own: hand CLI11 only nmprof's
+  // part, and the program after an explicit "--".
+  if (!args.empty() && args[0] == "run") {
+    std::string error;
+    size_t command = nmprof::cli::split_run_arguments(args, 1, &error);
+    if (!error.empty()) return usage_error(error);
+    if (command < args.size() && args[command] != "--") args.insert(args.begin() + static_cast<long>(command), "--");
+  }
+  std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -47,8 +68,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "nmprof: " << e.what() << "\nRun 'nmprof --help' for usage.\n";
-    return nmprof::cli::kExitUsage;
+    return usage_error(e.what());
   }
   if (app.got_subcommand("run")) return nmprof::cli::run_command(run);
   return nmprof::report::run_report(report, std::cout, std::cerr);

@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <ctime>
+#include <string_view>
 #include <filesystem>
 #include <iostream>
 
@@ -62,6 +64,26 @@ std::string appended(const char* name, const std::string& value) {
 
 }  // namespace
 
+size_t split_run_arguments(const std::vector<std::string>& args, size_t first, std::string* error) {
+  static const std::string_view kWithValue[] = {"--nativemem", "-o", "--output", "--top", "--stackdepth"};
+  static const std::string_view kFlags[] = {"-q", "--quiet", "-h", "--help"};
+  for (size_t i = first; i < args.size(); i++) {
+    std::string_view arg = args[i];
+    if (arg == "--" || arg.empty() || arg[0] != '-') return i;
+    std::string_view name = arg.substr(0, arg.find('='));
+    bool known = std::find(std::begin(kFlags), std::end(kFlags), arg) != std::end(kFlags);
+    if (std::find(std::begin(kWithValue), std::end(kWithValue), name) != std::end(kWithValue)) {
+      known = true;
+      if (name == arg) i++;  // its value is the next argument
+    }
+    if (!known) {
+      *error = "unknown option '" + std::string(arg) + "' for run (see nmprof run --help)";
+      return i;
+    }
+  }
+  return args.size();
+}
+
 void add_run_command(CLI::App& app, RunOptions& options) {
   CLI::App* run = app.add_subcommand("run", "Run a program with the agent, record, and summarize");
   run->add_option("--nativemem", options.interval,
@@ -73,8 +95,7 @@ void add_run_command(CLI::App& app, RunOptions& options) {
   run->add_option("--stackdepth", options.stack_depth, "Maximum frames per stack")
       ->check(CLI::Range(1u, static_cast<unsigned>(kMaxStackDepth)));
   run->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
-  run->add_option("command", options.command, "The program and its arguments (after --)")->required();
-  run->prefix_command();  // everything after the program belongs to it
+  run->add_option("command", options.command, "The program and its arguments, after --")->required();
   run->footer("Example: nmprof run -o app.jfr -- ./app --port 8080");
 }
 

@@ -9,7 +9,10 @@ namespace app {
 template <typename T>
 struct Cache {
   std::vector<T> items;
-  __attribute__((noinline)) void grow(size_t n) { items.resize(items.size() + n); }
+  __attribute__((noinline)) void grow(size_t n) {
+    items.resize(items.size() + n);
+    items.back() = static_cast<T>(n);  // work after the call: no tail call hides this frame
+  }
 };
 
 __attribute__((noinline)) std::unique_ptr<char[]> make_buffer(size_t n) { return std::unique_ptr<char[]>(new char[n]); }

@@ -10,11 +10,16 @@
 enum { kSmall = 48, kMedium = 3000, kLarge = 4 << 20 };
 static long counts[3];
 
-void* volatile keep;
+// Allocates and frees one block; the empty asm keeps the compiler from eliding the pair.
+static inline void churn(size_t size) {
+  void* p = malloc(size);
+  __asm__ volatile("" : : "r"(p) : "memory");
+  free(p);
+}
 
-__attribute__((noinline)) void site_small(void) { keep = malloc(kSmall); free(keep); }
-__attribute__((noinline)) void site_medium(void) { keep = malloc(kMedium); free(keep); }
-__attribute__((noinline)) void site_large(void) { keep = malloc(kLarge); free(keep); }
+__attribute__((noinline)) void site_small(void) { churn(kSmall); }
+__attribute__((noinline)) void site_medium(void) { churn(kMedium); }
+__attribute__((noinline)) void site_large(void) { churn(kLarge); }
 
 static void* work(void* arg) {
   (void)arg;

@@ -3,12 +3,16 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-void* volatile keep;
+// Allocates and frees one block; the empty asm keeps the compiler from eliding the pair.
+static inline void churn(size_t size) {
+  void* p = malloc(size);
+  __asm__ volatile("" : : "r"(p) : "memory");
+  free(p);
+}
 
 __attribute__((noinline)) void before_sleep_site(void) {
   for (int i = 0; i < 1000; i++) {
-    keep = malloc(50000);
-    free(keep);
+    churn(50000);
   }
 }
 

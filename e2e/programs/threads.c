@@ -2,15 +2,20 @@
 //   threads COUNT ALLOCATIONS_PER_THREAD
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-void* volatile keep;
+// Allocates and frees one block; the empty asm keeps the compiler from eliding the pair.
+static inline void churn(size_t size) {
+  void* p = malloc(size);
+  __asm__ volatile("" : : "r"(p) : "memory");
+  free(p);
+}
 static long per_thread;
 
 __attribute__((noinline)) void thread_site(void) {
-  keep = malloc(4000);
-  free(keep);
+  churn(4000);
 }
 
 static void* work(void* arg) {
