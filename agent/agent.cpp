@@ -40,17 +40,21 @@ Agent* g_agent = nullptr;
 
 void free_thread_scratch(void* p) {
   t_state.scratch_frames = nullptr;
+  t_state.row_cache = nullptr;
   free(p);
 }
 
-// The thread's buffers for capturing a stack: stackdepth frames, then the pcs of the
-// walk (which also sees the agent's own frames).
+// The thread's buffers for capturing a stack, in one allocation: its row cache,
+// stackdepth frames, then the pcs of the walk (which also sees the agent's frames).
 CallFrame* thread_scratch(ThreadState& t) {
   if (!t.scratch_frames) {
     size_t depth = g_agent->options.stack_depth;
-    t.scratch_frames = static_cast<CallFrame*>(
-        malloc(depth * sizeof(CallFrame) + (depth + StackCapture::kAgentFrames) * sizeof(uintptr_t)));
-    if (t.scratch_frames) pthread_setspecific(g_agent->scratch_key, t.scratch_frames);
+    void* p = calloc(1, sizeof(RowCache) + depth * sizeof(CallFrame) +
+                            (depth + StackCapture::kAgentFrames) * sizeof(uintptr_t));
+    if (!p) return nullptr;
+    t.row_cache = static_cast<RowCache*>(p);
+    t.scratch_frames = reinterpret_cast<CallFrame*>(t.row_cache + 1);
+    pthread_setspecific(g_agent->scratch_key, p);
   }
   return t.scratch_frames;
 }
@@ -112,8 +116,9 @@ void settle_taken_block(const TakenBlock& taken, bool freed) {
 }
 
 void on_tracked_free(void* p) {
-  TakenBlock taken;
-  if (take_tracked_block(p, &taken)) settle_taken_block(taken, true);
+  if (!g_agent) return;
+  AgentGuard guard;
+  g_agent->recorder.record_free(t_state, reinterpret_cast<uintptr_t>(p));
 }
 
 void on_libraries_changed(bool deepbind) {

@@ -2,15 +2,19 @@
 
 #include <sys/mman.h>
 
+#include <cstddef>
 #include <cstring>
 
 namespace nmprof {
 
-alignas(4096) uint8_t LiveHeap::filter_[size_t{1} << LiveHeap::kFilterBits];
+LiveHeap::InitialFilter LiveHeap::initial_filter_;
+LiveHeap::Filter* LiveHeap::filter_ = reinterpret_cast<LiveHeap::Filter*>(&LiveHeap::initial_filter_);
 
 namespace {
 
 constexpr size_t kInitialSlots = 4096;
+constexpr size_t kBucketsPerBlock = 16;
+constexpr unsigned kMaxFilterBits = 24;  // 16 MiB: over a million tracked blocks
 
 LiveHeap::Block* map_slots(size_t slots) {
   void* p = mmap(nullptr, slots * sizeof(LiveHeap::Block), PROT_READ | PROT_WRITE,
@@ -20,15 +24,30 @@ LiveHeap::Block* map_slots(size_t slots) {
 
 }  // namespace
 
-void LiveHeap::filter_add(const void* p) {
-  uint8_t& counter = filter_[filter_index(p)];
+void LiveHeap::filter_add(Filter* f, const void* p) {
+  uint8_t& counter = f->counters[f->index(p)];
   // A saturated counter stays: its bucket then always asks the table, which is correct.
   if (counter != 0xff) __atomic_store_n(&counter, static_cast<uint8_t>(counter + 1), __ATOMIC_RELAXED);
 }
 
-void LiveHeap::filter_remove(const void* p) {
-  uint8_t& counter = filter_[filter_index(p)];
+void LiveHeap::filter_remove(Filter* f, const void* p) {
+  uint8_t& counter = f->counters[f->index(p)];
   if (counter != 0xff && counter != 0) __atomic_store_n(&counter, static_cast<uint8_t>(counter - 1), __ATOMIC_RELAXED);
+}
+
+void LiveHeap::grow_filter_if_crowded() {
+  unsigned bits = 64 - filter_->shift;
+  if (count_ * kBucketsPerBlock <= filter_->buckets() || bits >= kMaxFilterBits) return;
+  unsigned new_bits = bits + 2;
+  size_t size = offsetof(Filter, counters) + (size_t{1} << new_bits);
+  void* memory = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) return;  // the old filter stays correct, only slower
+  auto* bigger = static_cast<Filter*>(memory);
+  bigger->shift = 64 - new_bits;
+  for (size_t i = 0; i < capacity_; i++)
+    if (table_[i].address) filter_add(bigger, reinterpret_cast<const void*>(table_[i].address));
+  retired_filter_bytes_ += filter_->buckets();
+  __atomic_store_n(&filter_, bigger, __ATOMIC_RELEASE);
 }
 
 bool LiveHeap::grow() {
@@ -61,12 +80,11 @@ bool LiveHeap::insert(const Block& block) {
     live_bytes_ -= static_cast<double>(table_[i].weight) * static_cast<double>(table_[i].size);
     count_--;
   } else {
-    filter_add(reinterpret_cast<const void*>(block.address));
-    touched_filter_pages_ = touched_filter_pages_ < (sizeof filter_ >> 12) ? touched_filter_pages_ + 1
-                                                                            : touched_filter_pages_;
+    filter_add(filter_, reinterpret_cast<const void*>(block.address));
   }
   table_[i] = block;
   count_++;
+  grow_filter_if_crowded();
   live_bytes_ += static_cast<double>(block.weight) * static_cast<double>(block.size);
   return true;
 }
@@ -81,7 +99,7 @@ bool LiveHeap::remove(uintptr_t address, Block* out) {
   *out = table_[i];
   live_bytes_ -= static_cast<double>(out->weight) * static_cast<double>(out->size);
   count_--;
-  filter_remove(reinterpret_cast<const void*>(address));
+  filter_remove(filter_, reinterpret_cast<const void*>(address));
   // Backward-shift deletion keeps every probe chain unbroken without tombstones.
   size_t hole = i;
   for (size_t j = (i + 1) & (capacity_ - 1); table_[j].address; j = (j + 1) & (capacity_ - 1)) {
@@ -102,9 +120,11 @@ void LiveHeap::clear() {
   capacity_ = count_ = 0;
   untracked_ = 0;
   live_bytes_ = 0;
-  // Private anonymous pages read back as zeros after MADV_DONTNEED, and stop counting as RSS.
-  madvise(filter_, sizeof filter_, MADV_DONTNEED);
-  touched_filter_pages_ = 0;
+  memset(filter_->counters, 0, filter_->buckets());
+}
+
+size_t LiveHeap::memory_bytes() const {
+  return capacity_ * sizeof(Block) + filter_->buckets() + retired_filter_bytes_;
 }
 
 }  // namespace nmprof

@@ -1,7 +1,9 @@
 // The sampled blocks that are still allocated (heap-live). Two parts:
-//  - a filter that every free() consults without a lock: one byte per hash bucket
-//    of addresses, non-zero when a tracked block may hash there. Nearly every free
-//    is of an untracked block and costs a multiply, a shift and a load;
+//  - a filter that every free() consults without a lock: one counter byte per hash
+//    bucket of addresses, non-zero when a tracked block may hash there. Nearly every
+//    free is of an untracked block and costs a multiply, a shift and two loads. It
+//    starts at one page, so it stays in the L1 cache, and grows (published like RCU,
+//    old ones kept) when so many blocks are tracked that false hits would add up;
 //  - the table of tracked blocks, guarded by the recorder's lock, growing with use
 //    up to a cap. When full, further samples are counted as untracked.
 #pragma once
@@ -22,11 +24,10 @@ class LiveHeap {
     uint32_t stack;
   };
 
-  static constexpr int kFilterBits = 21;  // 2 MiB of filter, touched only where blocks hash
-
   // The free path's question: false means p is certainly not tracked.
   static bool maybe_tracked(const void* p) {
-    return __atomic_load_n(&filter_[filter_index(p)], __ATOMIC_RELAXED) != 0;
+    const Filter* f = __atomic_load_n(&filter_, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&f->counters[f->index(p)], __ATOMIC_RELAXED) != 0;
   }
 
   explicit LiveHeap(size_t max_blocks) : max_blocks_(max_blocks) {}
@@ -41,20 +42,34 @@ class LiveHeap {
   size_t max_blocks() const { return max_blocks_; }
   uint64_t untracked() const { return untracked_; }
   double live_bytes() const { return live_bytes_; }  // estimated: sum of weight * size
-  size_t memory_bytes() const { return capacity_ * sizeof(Block) + (touched_filter_pages_ << 12); }
+  size_t memory_bytes() const;
 
  private:
-  static size_t filter_index(const void* p) {
-    return static_cast<size_t>((reinterpret_cast<uintptr_t>(p) * 0x9E3779B97F4A7C15ull) >> (64 - kFilterBits));
-  }
-  static void filter_add(const void* p);
-  static void filter_remove(const void* p);
+  struct Filter {
+    unsigned shift;  // 64 - log2(buckets)
+    uint8_t counters[1];
+    size_t index(const void* p) const {
+      return static_cast<size_t>((reinterpret_cast<uintptr_t>(p) * 0x9E3779B97F4A7C15ull) >> shift);
+    }
+    size_t buckets() const { return size_t{1} << (64 - shift); }
+  };
+  struct InitialFilter {
+    unsigned shift = 64 - 12;
+    uint8_t counters[4096] = {};
+  };
+
+  static void filter_add(Filter* f, const void* p);
+  static void filter_remove(Filter* f, const void* p);
+  // Keeps false hits rare: at least 16 buckets per tracked block.
+  void grow_filter_if_crowded();
   bool grow();
   size_t slot_of(uintptr_t address) const {
     return static_cast<size_t>((address * 0x9E3779B97F4A7C15ull) >> 20) & (capacity_ - 1);
   }
 
-  alignas(4096) static uint8_t filter_[size_t{1} << kFilterBits];
+  static InitialFilter initial_filter_;
+  static Filter* filter_;  // written under the recorder lock, read by every free
+  size_t retired_filter_bytes_ = 0;  // filters replaced by bigger ones (kept: a free may be reading one)
 
   size_t max_blocks_;
   Block* table_ = nullptr;  // open addressing, linear probing, mmap'd
@@ -62,7 +77,6 @@ class LiveHeap {
   size_t count_ = 0;
   uint64_t untracked_ = 0;
   double live_bytes_ = 0;
-  size_t touched_filter_pages_ = 0;  // an upper bound, for the memory report
 };
 
 }  // namespace nmprof

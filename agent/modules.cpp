@@ -12,9 +12,6 @@
 namespace nmprof {
 namespace {
 
-// Any address inside the agent tells which module is ours.
-const char kAgentMarker = 0;
-
 std::string executable_path() {
   char buf[4096];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
@@ -69,8 +66,6 @@ int visit(dl_phdr_info* info, size_t size, void* arg) {
     m->path = name && *name ? std::string(name) : executable_path();
     m->name = basename_of(m->path);
   }
-  auto agent = reinterpret_cast<uintptr_t>(&kAgentMarker);
-  m->is_agent = agent >= m->start && agent < m->end;
   m->is_jvm = m->name == "libjvm.so";
   scan.found.push_back(m);
   return 0;
@@ -111,6 +106,12 @@ bool ModuleMap::refresh() {
   s->count = scan.found.size();
   std::copy(scan.found.begin(), scan.found.end(), s->modules);
   snapshot_.store(s, std::memory_order_release);  // the old snapshot stays: readers may be in it
+  for (const Module* m : scan.found) {
+    if (!m->is_jvm) continue;
+    jvm_start_.store(m->start, std::memory_order_relaxed);
+    jvm_end_.store(m->end, std::memory_order_relaxed);
+  }
+  generation_.fetch_add(1, std::memory_order_acq_rel);
   return true;
 }
 

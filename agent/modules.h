@@ -25,7 +25,6 @@ struct Module {
   const void* phdr;  // identifies this mapping among modules loaded at the same bias
   const void* eh_frame_hdr;  // PT_GNU_EH_FRAME contents, or null
   size_t eh_frame_hdr_size;
-  bool is_agent;
   bool is_vdso;
   bool is_jvm;  // libjvm.so: its frames are the VM's own ("C++")
   std::vector<unwind::MemoryRange> readable;  // its readable segments
@@ -46,6 +45,12 @@ class ModuleMap {
   // Re-reads the loaded modules; returns true when the set changed.
   bool refresh();
   const Module* find(uintptr_t pc) const;
+  // Bumped by every change, so per-thread caches of find() know when to forget.
+  uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+  // Where libjvm.so is mapped (empty range without a JVM): its frames are "C++".
+  bool in_jvm(uintptr_t pc) const {
+    return pc >= jvm_start_.load(std::memory_order_relaxed) && pc < jvm_end_.load(std::memory_order_relaxed);
+  }
   template <typename Visit>
   void for_each(Visit visit) const {
     const Snapshot* s = snapshot_.load(std::memory_order_acquire);
@@ -58,6 +63,9 @@ class ModuleMap {
     const Module* modules[1];  // count entries, sorted by start
   };
   std::atomic<const Snapshot*> snapshot_{nullptr};
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<uintptr_t> jvm_start_{0};
+  std::atomic<uintptr_t> jvm_end_{0};
   unsigned long long loads_seen_ = 0;  // dl_iterate_phdr's adds/subs when last read
   unsigned long long unloads_seen_ = 0;
 };

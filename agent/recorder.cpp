@@ -158,18 +158,31 @@ bool Recorder::take_block(ThreadState& t, uintptr_t address, LiveHeap::Block* bl
 
 void Recorder::settle_block(ThreadState& t, const LiveHeap::Block& block, uint64_t taken_at, bool freed) {
   lock_.lock(t.tid);
-  if (active_ && !freed) {
+  if (active_ && !freed)
     live_->insert(block);
-  } else if (active_ && !file_.failed()) {
-    jfr::SmallRecord r(schema::kFreeEvent);
-    r.varint(taken_at);
-    r.varint(key(thread_entry(t)));
-    r.varint(0);  // no stack: frees are paired with their allocation by address and time
-    r.varint(block.address);
-    r.append_to(events_);
-    maybe_flush(monotonic_ticks());
-  }
+  else if (active_)
+    append_free(t, block.address, taken_at);
   lock_.unlock();
+}
+
+void Recorder::record_free(ThreadState& t, uintptr_t address) {
+  if (!live_ || lock_.owner() == t.tid) return;
+  uint64_t now = monotonic_ticks();
+  lock_.lock(t.tid);
+  LiveHeap::Block block;
+  if (active_ && live_->remove(address, &block)) append_free(t, address, now);
+  lock_.unlock();
+}
+
+void Recorder::append_free(ThreadState& t, uintptr_t address, uint64_t ticks) {
+  if (file_.failed()) return;
+  jfr::SmallRecord r(schema::kFreeEvent);
+  r.varint(ticks);
+  r.varint(key(thread_entry(t)));
+  r.varint(0);  // no stack: frees are paired with their allocation by address and time
+  r.varint(address);
+  r.append_to(events_);
+  maybe_flush(ticks);
 }
 
 void Recorder::write_pending_pools() {

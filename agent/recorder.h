@@ -35,8 +35,10 @@ class Recorder {
   // max_tracked > 0 tracks frees of sampled blocks, up to that many at once.
   void start(const std::string& path_template, const Settings& settings, uint64_t max_tracked);
   void record_allocation(ThreadState& t, const CallStack& stack, uint64_t address, uint64_t size, float weight);
-  // Heap-live: takes a tracked block out of the live set (false if not tracked), then
-  // either records its free or puts it back (a realloc that failed).
+  // Heap-live: a free of a block that may be tracked (the filter said so).
+  void record_free(ThreadState& t, uintptr_t address);
+  // realloc: takes a tracked block out of the live set (false if not tracked), then
+  // either records its free or puts it back (when the realloc failed).
   bool take_block(ThreadState& t, uintptr_t address, LiveHeap::Block* block, uint64_t* taken_at);
   void settle_block(ThreadState& t, const LiveHeap::Block& block, uint64_t taken_at, bool freed);
   // Appends everything buffered to the file.
@@ -66,6 +68,7 @@ class Recorder {
   void append_prelude();
   void append_statistics(uint64_t now);
   void maybe_flush(uint64_t now);
+  void append_free(ThreadState& t, uintptr_t address, uint64_t ticks);
   uint64_t key(uint32_t id) const { return key_base_ | id; }
   size_t memory_bytes() const;
 

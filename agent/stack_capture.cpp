@@ -2,6 +2,10 @@
 
 #include <pthread.h>
 
+// The start and end of the agent's own mapping, defined by the linker.
+extern "C" const char __ehdr_start __attribute__((visibility("hidden")));
+extern "C" const char _end __attribute__((visibility("hidden")));
+
 namespace nmprof {
 namespace {
 
@@ -20,11 +24,40 @@ bool know_stack_bounds(ThreadState& t) {
   return true;
 }
 
+// The agent's own frames are dropped: they lie in its mapping.
+bool in_agent(uintptr_t pc) {
+  return pc >= reinterpret_cast<uintptr_t>(&__ehdr_start) && pc < reinterpret_cast<uintptr_t>(&_end);
+}
+
 }  // namespace
 
 const unwind::FrameTable* StackCapture::table_for(uintptr_t pc) const {
-  const Module* m = modules_.find(pc);
+  ThreadState& t = t_state;
+  const Module* m = t.last_module;
+  uint64_t generation = modules_.generation();
+  if (!m || t.last_module_generation != generation || !m->contains(pc)) {
+    m = modules_.find(pc);
+    t.last_module = m;
+    t.last_module_generation = generation;
+  }
   return m ? &m->frame_table() : nullptr;
+}
+
+bool StackCapture::find_row(uintptr_t pc, const unwind::FrameRow** row) const {
+  RowCache* cache = t_state.row_cache;
+  if (!cache) return FrameTableLookup::find_row(pc, row);
+  uint64_t generation = modules_.generation();
+  if (cache->generation != generation) {
+    *cache = RowCache{generation, {}};
+  }
+  RowCache::Entry& e = cache->entries[(pc ^ (pc >> 7)) % RowCache::kEntries];
+  if (e.pc == pc && pc != 0) {
+    *row = e.row;
+    return true;
+  }
+  if (!FrameTableLookup::find_row(pc, row)) return false;
+  e = {pc, *row};
+  return true;
 }
 
 void StackCapture::capture(ThreadState& t, CallStack& out, uintptr_t* pcs) {
@@ -37,14 +70,9 @@ void StackCapture::capture(ThreadState& t, CallStack& out, uintptr_t* pcs) {
   unwind::StackWalk walk =
       unwind::walk_stack(here, t.stack_high, *this, std::span<uintptr_t>(pcs, out.capacity + kAgentFrames));
   size_t first = 0;
-  for (; first < walk.depth; first++) {
-    const Module* m = modules_.find(pcs[first]);
-    if (!m || !m->is_agent) break;
-  }
-  for (size_t i = first; i < walk.depth && !out.full(); i++) {
-    const Module* m = modules_.find(pcs[i]);
-    out.frames[out.depth++] = {pcs[i], 0, m && m->is_jvm ? jfr::schema::kCpp : jfr::schema::kNative};
-  }
+  while (first < walk.depth && in_agent(pcs[first])) first++;
+  for (size_t i = first; i < walk.depth && !out.full(); i++)
+    out.frames[out.depth++] = {pcs[i], 0, modules_.in_jvm(pcs[i]) ? jfr::schema::kCpp : jfr::schema::kNative};
   out.truncated = walk.truncated() || walk.depth - first > out.depth;
 }
 

@@ -10,12 +10,25 @@
 
 namespace nmprof {
 
+// Rows found for recent pcs, per thread: a sampled call site is mostly sampled again
+// and again, and a cached row saves a binary search per frame.
+struct RowCache {
+  static constexpr size_t kEntries = 64;
+  struct Entry {
+    uintptr_t pc;
+    const unwind::FrameRow* row;  // may be null: the module has no rule there
+  };
+  uint64_t generation;  // of the ModuleMap the rows belong to
+  Entry entries[kEntries];
+};
+
 class StackCapture : public unwind::FrameTableLookup {
  public:
   explicit StackCapture(const ModuleMap& modules) : modules_(modules) {}
   // `pcs` is scratch for the walk: out.capacity + kAgentFrames entries.
   void capture(ThreadState& t, CallStack& out, uintptr_t* pcs);
   const unwind::FrameTable* table_for(uintptr_t pc) const override;
+  bool find_row(uintptr_t pc, const unwind::FrameRow** row) const override;
 
   // Frames of the agent itself above the hooked call (hook, sampled path, capture).
   static constexpr size_t kAgentFrames = 8;

@@ -7,6 +7,8 @@
 namespace nmprof {
 
 struct CallFrame;
+struct Module;
+struct RowCache;
 
 // A countdown that no allocation can exhaust: set while the agent itself runs.
 constexpr int64_t kNeverSample = INT64_MAX / 2;
@@ -22,6 +24,10 @@ struct ThreadState {
   uintptr_t stack_low;           // bounds the stack walker may read, 0 until known
   uintptr_t stack_high;
   CallFrame* scratch_frames;  // where this thread's stacks are captured
+  RowCache* row_cache;        // part of the same allocation
+  // The module of the last frame unwound: consecutive frames mostly share one.
+  const Module* last_module;
+  uint64_t last_module_generation;
 };
 
 extern __thread ThreadState t_state __attribute__((tls_model("initial-exec")));

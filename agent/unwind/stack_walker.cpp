@@ -59,9 +59,9 @@ StackWalk walk_stack(const Registers& start, uintptr_t stack_end, const FrameTab
   for (;;) {
     // A return address may be the first byte of the next function (after a noreturn call).
     uintptr_t lookup_pc = exact_pc ? frame.pc : frame.pc - 1;
-    const FrameTable* table = tables.table_for(lookup_pc);
+    const FrameRow* row = nullptr;
     walk.stopped_at = frame;
-    if (table == nullptr) {
+    if (!tables.find_row(lookup_pc, &row)) {
       walk.stop = WalkStop::kUnknownCode;
       return walk;
     }
@@ -71,7 +71,6 @@ StackWalk walk_stack(const Registers& start, uintptr_t stack_end, const FrameTab
     }
     frames[walk.depth++] = frame.pc;
 
-    const FrameRow* row = table->find(lookup_pc);
     if (row != nullptr && row->base() == CfaBase::kOutermost) {
       walk.stop = WalkStop::kEndOfStack;
       return walk;

@@ -20,6 +20,15 @@ class FrameTableLookup {
   // The table of the module holding `pc`, or nullptr when no known module does (the
   // walk stops there). A module without unwind data answers with an empty table.
   virtual const FrameTable* table_for(uintptr_t pc) const = 0;
+  // The rule for `pc`: false when no known module holds it (the walk stops there);
+  // otherwise *row is the rule, or nullptr where the module has none (frame pointers).
+  // Lookups that cache rows override this.
+  virtual bool find_row(uintptr_t pc, const FrameRow** row) const {
+    const FrameTable* table = table_for(pc);
+    if (!table) return false;
+    *row = table->find(pc);
+    return true;
+  }
 
  protected:
   ~FrameTableLookup() = default;
