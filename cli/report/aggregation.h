@@ -1,0 +1,66 @@
+// Sums a set of sampled allocations by stack and by function (pprof's flat and cum),
+// and summarises how old a set of live allocations is.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "formats/profile/profile.h"
+
+namespace nmprof::report {
+
+// Estimates over samples: bytes = sum of weight * size, count = sum of weight.
+struct Totals {
+  uint64_t samples = 0;
+  double bytes = 0;
+  double count = 0;
+
+  void add(const profile::Allocation& a) {
+    samples++;
+    bytes += a.estimated_bytes();
+    count += a.weight;
+  }
+  void add(const Totals& t) {
+    samples += t.samples;
+    bytes += t.bytes;
+    count += t.count;
+  }
+};
+
+struct StackRow {
+  uint32_t stack = 0;
+  Totals totals;
+  std::vector<std::pair<uint32_t, double>> processes;  // process index and bytes, largest first
+};
+
+constexpr uint32_t kNoFrame = UINT32_MAX;  // FunctionRow of samples without any frame
+
+struct FunctionRow {
+  uint32_t frame = kNoFrame;  // one frame of the function, for its name and kind
+  Totals self;                // the function is the innermost frame
+  Totals total;               // the function is anywhere in the stack (once per stack)
+};
+
+struct Aggregate {
+  Totals totals;
+  std::vector<StackRow> stacks;        // most bytes first
+  std::vector<FunctionRow> functions;  // most self bytes first
+};
+
+Aggregate aggregate(const profile::Profile& profile, std::span<const uint32_t> allocations);
+
+// Ages of allocations at the end of the recording of their process, weighted by bytes.
+struct AgeSummary {
+  int64_t median_nanos = 0;  // at least half of the bytes are this old or older
+  int64_t oldest_nanos = 0;
+  // Share of the bytes allocated in each quarter of the recording (first to last):
+  // a cache filled at start weighs on the first, steady growth spreads evenly.
+  std::array<double, 4> share_by_quarter{};
+};
+
+AgeSummary age_summary(const profile::Profile& profile, std::span<const uint32_t> allocations);
+
+}  // namespace nmprof::report

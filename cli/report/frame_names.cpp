@@ -1,0 +1,122 @@
+#include "cli/report/frame_names.h"
+
+#include <vector>
+
+namespace nmprof::report {
+namespace {
+
+// "std::map<int, std::vector<int>>::find" -> "std::map<...>::find". A '<' or '>' that
+// belongs to an operator name ("operator<<", "operator->") is kept as is.
+std::string collapse_templates(std::string_view s) {
+  std::string out;
+  int depth = 0;
+  for (char c : s) {
+    bool operator_char = depth == 0 && (out.ends_with("operator") || out.ends_with("operator<") ||
+                                        out.ends_with("operator-") || out.ends_with("operator>"));
+    if (c == '<' && !operator_char) {
+      if (depth++ == 0) out += "<...";
+    } else if (c == '>' && depth > 0) {
+      if (--depth == 0) out += '>';
+    } else if (depth == 0) {
+      out += c;
+    }
+  }
+  return depth == 0 ? out : std::string(s);
+}
+
+// "parse(char const*, unsigned long) const" -> "parse(...) const".
+std::string collapse_parameters(std::string_view s) {
+  size_t close = s.rfind(')');
+  if (close == std::string_view::npos) return std::string(s);
+  int depth = 0;
+  for (size_t i = close + 1; i-- > 0;) {
+    if (s[i] == ')') depth++;
+    if (s[i] == '(' && --depth == 0) {
+      if (close == i + 1) return std::string(s);  // already empty
+      return std::string(s.substr(0, i + 1)) + "..." + std::string(s.substr(close));
+    }
+  }
+  return std::string(s);
+}
+
+// "com.example.store.Cache.load:12" -> "c.e.s.Cache.load:12": every dotted component
+// but the class and the method shrinks to its first letter.
+std::string abbreviate_packages(std::string_view s) {
+  if (s.find("::") != std::string_view::npos || s.find_first_of(" (") != std::string_view::npos) return std::string(s);
+  std::vector<std::string_view> parts;
+  for (size_t start = 0;;) {
+    size_t dot = s.find('.', start);
+    parts.push_back(s.substr(start, dot == std::string_view::npos ? dot : dot - start));
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  std::string out;
+  for (size_t i = 0; i < parts.size(); i++) {
+    if (i) out += '.';
+    out += i + 2 < parts.size() && !parts[i].empty() ? parts[i].substr(0, 1) : parts[i];
+  }
+  return out;
+}
+
+// "ns::parse<int>(char const*) const" -> "ns::parse<...>", for one-line stacks.
+std::string bare_function(std::string_view s) {
+  std::string name = collapse_parameters(collapse_templates(s));
+  size_t open = name.rfind("(...)");
+  if (open == std::string::npos) open = name.rfind("()");
+  if (open != std::string::npos && open > 0 && !name.substr(0, open).ends_with("operator")) name.resize(open);
+  return name;
+}
+
+}  // namespace
+
+std::string function_name(const profile::Frame& frame) {
+  if (!profile::is_java(frame.kind)) return frame.function;
+  return frame.container.empty() ? frame.function : frame.container + "." + frame.function;
+}
+
+std::string frame_name(const profile::Frame& frame) {
+  std::string name = function_name(frame);
+  if (profile::is_java(frame.kind) && frame.line > 0) name += ":" + std::to_string(frame.line);
+  return name;
+}
+
+std::string frame_location(const profile::Frame& frame) {
+  return profile::is_java(frame.kind) ? profile::frame_kind_name(frame.kind) : frame.container;
+}
+
+std::string function_location(const profile::Frame& frame) {
+  return profile::is_java(frame.kind) ? std::string() : frame.container;
+}
+
+std::string shorten(std::string_view name, size_t width) {
+  std::string s(name);
+  for (auto step : {collapse_templates, collapse_parameters, abbreviate_packages}) {
+    if (s.size() <= width) return s;
+    s = step(s);
+  }
+  if (s.size() <= width) return s;
+  if (width <= 3) return s.substr(0, width);
+  size_t start = s.size() - (width - 3);
+  while (start < s.size() && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) start++;  // UTF-8 boundary
+  return "..." + s.substr(start);
+}
+
+std::string one_line_stack(const profile::Profile& profile, const profile::Stack& stack, size_t width) {
+  constexpr size_t kMaxFrameWidth = 40;
+  constexpr std::string_view kSeparator = " < ", kMore = " < ...";
+  if (stack.frames.empty()) return "(no stack)";
+  std::string line;
+  for (size_t i = 0; i < stack.frames.size(); i++) {
+    std::string name = shorten(bare_function(function_name(profile.frames()[stack.frames[i]])), kMaxFrameWidth);
+    size_t needed = (i ? kSeparator.size() : 0) + name.size() + (i + 1 < stack.frames.size() ? kMore.size() : 0);
+    if (line.size() + needed > width) {
+      if (i == 0) return shorten(name, width);
+      return line + std::string(kMore);
+    }
+    if (i) line += kSeparator;
+    line += name;
+  }
+  return line;
+}
+
+}  // namespace nmprof::report

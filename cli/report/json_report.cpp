@@ -1,0 +1,226 @@
+#include "cli/report/json_report.h"
+
+#include "cli/report/json_writer.h"
+#include "cli/report/units.h"
+
+namespace nmprof::report {
+namespace {
+
+using profile::AllocationSource;
+using profile::Profile;
+
+double seconds(int64_t nanos) { return static_cast<double>(nanos) / 1e9; }
+
+void write_totals(JsonWriter& json, const Totals& t) {
+  json.begin_object();
+  json.field("samples", t.samples);
+  json.field("estimated_bytes", t.bytes);
+  json.field("estimated_count", t.count);
+  json.end_object();
+}
+
+void write_age(JsonWriter& json, const AgeSummary& age) {
+  json.begin_object();
+  json.field("median_seconds", seconds(age.median_nanos));
+  json.field("oldest_seconds", seconds(age.oldest_nanos));
+  json.key("share_by_quarter");
+  json.begin_array();
+  for (double share : age.share_by_quarter) json.value(share);
+  json.end_array();
+  json.end_object();
+}
+
+void write_frame(JsonWriter& json, const profile::Frame& frame) {
+  json.begin_object();
+  json.field("function", frame.function);
+  json.field("container", frame.container);
+  json.field("kind", profile::frame_kind_name(frame.kind));
+  json.key("line");
+  if (frame.line > 0)
+    json.value(static_cast<int64_t>(frame.line));
+  else
+    json.null();
+  json.end_object();
+}
+
+void write_stacks(JsonWriter& json, const Report& r, const std::vector<RankedStack>& stacks, double of) {
+  const Profile& p = *r.profile;
+  json.begin_array();
+  for (size_t i = 0; i < stacks.size(); i++) {
+    const auto& s = stacks[i];
+    const auto& stack = p.stacks()[s.row.stack];
+    json.begin_object();
+    json.field("rank", static_cast<uint64_t>(i + 1));
+    json.field("samples", s.row.totals.samples);
+    json.field("estimated_bytes", s.row.totals.bytes);
+    json.field("estimated_count", s.row.totals.count);
+    json.field("share", fraction(s.row.totals.bytes, of));
+    json.key("processes");
+    json.begin_array();
+    for (const auto& [process, bytes] : s.row.processes) {
+      json.begin_object();
+      json.field("pid", p.processes[process].pid);
+      json.field("estimated_bytes", bytes);
+      json.end_object();
+    }
+    json.end_array();
+    if (s.age) {
+      json.key("age");
+      write_age(json, *s.age);
+    }
+    json.field("truncated", stack.truncated);
+    json.key("frames");
+    json.begin_array();
+    for (uint32_t f : stack.frames) write_frame(json, p.frames()[f]);
+    json.end_array();
+    json.end_object();
+  }
+  json.end_array();
+}
+
+void write_functions(JsonWriter& json, const Report& r) {
+  const Profile& p = *r.profile;
+  json.begin_array();
+  for (size_t i = 0; i < r.functions.size(); i++) {
+    const auto& f = r.functions[i];
+    json.begin_object();
+    json.field("rank", static_cast<uint64_t>(i + 1));
+    if (f.frame == kNoFrame) {
+      json.key("function");
+      json.null();
+      json.key("container");
+      json.null();
+      json.key("kind");
+      json.null();
+    } else {
+      const auto& frame = p.frames()[f.frame];
+      json.field("function", frame.function);
+      json.field("container", frame.container);
+      json.field("kind", profile::frame_kind_name(frame.kind));
+    }
+    json.key("self");
+    write_totals(json, f.self);
+    json.field("self_share", fraction(f.self.bytes, r.view_totals.bytes));
+    json.key("total");
+    write_totals(json, f.total);
+    json.field("total_share", fraction(f.total.bytes, r.view_totals.bytes));
+    json.end_object();
+  }
+  json.end_array();
+}
+
+void write_statistics(JsonWriter& json, const std::vector<profile::Statistic>& statistics) {
+  json.begin_object();
+  for (const auto& s : statistics) json.field(s.name, s.value);
+  json.end_object();
+}
+
+void write_strings(JsonWriter& json, const std::vector<std::string>& strings) {
+  json.begin_array();
+  for (const auto& s : strings) json.value(s);
+  json.end_array();
+}
+
+void write_processes(JsonWriter& json, const Report& r) {
+  const Profile& p = *r.profile;
+  json.begin_array();
+  for (const auto& s : r.processes) {
+    const auto& proc = p.processes[s.process];
+    json.begin_object();
+    json.field("pid", proc.pid);
+    json.field("parent_pid", proc.parent_pid);
+    json.field("command", proc.command);
+    json.field("executable", proc.executable);
+    json.field("host_name", proc.host_name);
+    json.field("agent_version", proc.agent_version);
+    json.field("start_time_ns", proc.start_nanos);
+    json.field("duration_seconds", seconds(proc.end_nanos - proc.start_nanos));
+    json.key("sampling_interval_bytes");
+    if (auto interval = proc.sampling_interval())
+      json.value(*interval);
+    else
+      json.null();
+    json.field("live_tracking", proc.live_tracking());
+    json.key("settings");
+    json.begin_object();
+    for (const auto& [name, value] : proc.settings) json.field(name, value);
+    json.end_object();
+    json.key("statistics");
+    write_statistics(json, proc.statistics);
+    json.key("allocated");
+    write_totals(json, s.allocated);
+    json.key("live");
+    if (s.live)
+      write_totals(json, *s.live);
+    else
+      json.null();
+    json.end_object();
+  }
+  json.end_array();
+}
+
+void write_live(JsonWriter& json, const Report& r) {
+  const LiveSummary& live = *r.live;
+  json.begin_object();
+  json.field("samples", live.totals.samples);
+  json.field("estimated_bytes", live.totals.bytes);
+  json.field("estimated_count", live.totals.count);
+  json.field("matched_frees", live.matched_frees);
+  json.field("unmatched_frees", live.unmatched_frees);
+  json.key("age");
+  write_age(json, live.age);
+  if (!r.options.live) {
+    json.field("top_stacks_share", live.top_stacks_share);
+    json.key("top_stacks");
+    write_stacks(json, r, live.top_stacks, live.totals.bytes);
+  }
+  json.end_object();
+}
+
+}  // namespace
+
+void write_json_report(const Report& r, std::ostream& out) {
+  JsonWriter json(out);
+  json.begin_object();
+  json.field("schema", "nmprof-report");
+  json.field("schema_version", static_cast<int64_t>(kJsonSchemaVersion));
+  json.field("file", r.options.file);
+  json.field("view", r.options.live ? "live" : "allocated");
+  json.field("by", r.options.by == ReportOptions::By::Stack ? "stack" : "function");
+  json.field("source", r.source == AllocationSource::Native ? "native" : "java-heap");
+  json.field("estimates", r.estimates);
+  json.field("start_time_ns", r.start_nanos);
+  json.field("duration_seconds", seconds(r.end_nanos - r.start_nanos));
+  json.key("sampling_interval_bytes");
+  if (r.sampling_interval)
+    json.value(*r.sampling_interval);
+  else
+    json.null();
+  json.key("warnings");
+  write_strings(json, r.warnings);
+  json.key("notes");
+  write_strings(json, r.notes);
+  json.key("statistics");
+  write_statistics(json, r.statistics);
+  json.key("processes");
+  write_processes(json, r);
+  json.key("allocated");
+  write_totals(json, r.allocated);
+  json.key("live");
+  if (r.live)
+    write_live(json, r);
+  else
+    json.null();
+  json.key("totals");
+  write_totals(json, r.view_totals);
+  json.field("stack_count", static_cast<uint64_t>(r.stack_count));
+  json.field("stacks_share", r.stacks_share);
+  json.key("stacks");
+  write_stacks(json, r, r.stacks, r.view_totals.bytes);
+  json.field("function_count", static_cast<uint64_t>(r.function_count));
+  json.key("functions");
+  write_functions(json, r);
+  json.end_object();
+}
+
+}  // namespace nmprof::report

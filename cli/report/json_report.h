@@ -1,0 +1,14 @@
+// The JSON form of a report; the schema is documented in doc/report-json.md.
+#pragma once
+
+#include <ostream>
+
+#include "cli/report/report.h"
+
+namespace nmprof::report {
+
+constexpr int kJsonSchemaVersion = 1;
+
+void write_json_report(const Report& report, std::ostream& out);
+
+}  // namespace nmprof::report

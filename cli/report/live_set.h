@@ -1,0 +1,23 @@
+// Which sampled allocations are still live at the end of the recording: frees are
+// paired with allocations by address within a process, in time order.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "formats/profile/profile.h"
+
+namespace nmprof::report {
+
+struct LiveSet {
+  std::vector<uint32_t> allocations;  // indexes into Profile::allocations, in index order
+  uint64_t matched_frees = 0;
+  uint64_t unmatched_frees = 0;  // frees of blocks the recording never saw allocated
+};
+
+// A free matches the latest earlier native allocation at its address that is not yet
+// freed; a free with no such allocation is counted and otherwise ignored. At equal
+// times an allocation comes before a free.
+LiveSet live_allocations(const profile::Profile& profile);
+
+}  // namespace nmprof::report

@@ -1,0 +1,164 @@
+#include "cli/report/report.h"
+
+#include <algorithm>
+
+#include "cli/report/live_set.h"
+#include "cli/report/units.h"
+
+namespace nmprof::report {
+namespace {
+
+using profile::AllocationSource;
+using profile::Profile;
+
+// The first n rows, each with the age of its live allocations when `live` is given.
+std::vector<RankedStack> rank(const Profile& profile, const std::vector<StackRow>& rows, size_t n,
+                              const std::vector<uint32_t>* live) {
+  std::vector<RankedStack> ranked;
+  for (size_t i = 0; i < rows.size() && i < n; i++) ranked.push_back({rows[i], std::nullopt});
+  if (!live) return ranked;
+  std::vector<int> slot_of_stack(profile.stacks().size(), -1);
+  for (size_t i = 0; i < ranked.size(); i++) slot_of_stack[ranked[i].row.stack] = static_cast<int>(i);
+  std::vector<std::vector<uint32_t>> members(ranked.size());
+  for (uint32_t a : *live) {
+    int slot = slot_of_stack[profile.allocations[a].stack];
+    if (slot >= 0) members[slot].push_back(a);
+  }
+  for (size_t i = 0; i < ranked.size(); i++) ranked[i].age = age_summary(profile, members[i]);
+  return ranked;
+}
+
+double share(const std::vector<RankedStack>& stacks, double whole) {
+  double bytes = 0;
+  for (const auto& s : stacks) bytes += s.row.totals.bytes;
+  return fraction(bytes, whole);
+}
+
+std::vector<profile::Statistic> summed_statistics(const Profile& profile) {
+  std::vector<profile::Statistic> sums;
+  for (const auto& p : profile.processes) {
+    for (const auto& s : p.statistics) {
+      auto it = std::find_if(sums.begin(), sums.end(), [&s](const auto& x) { return x.name == s.name; });
+      if (it == sums.end())
+        sums.push_back(s);
+      else
+        it->value += s.value;
+    }
+  }
+  return sums;
+}
+
+int64_t statistic(const std::vector<profile::Statistic>& stats, const std::string& name) {
+  for (const auto& s : stats)
+    if (s.name == name) return s.value;
+  return 0;
+}
+
+void add_notes(Report& r) {
+  if (r.source == AllocationSource::JavaHeap)
+    r.notes.push_back(
+        "Java heap allocation samples (jdk.ObjectAllocationSample): bytes are the JDK's estimates, counts "
+        "are numbers of samples");
+  if (!r.estimates && r.source == AllocationSource::Native)
+    r.notes.push_back(
+        "samples carry no weights (not written by nmprof): totals are sums of sampled sizes, "
+        "not estimates");
+  if (int64_t lost = statistic(r.statistics, "lostSamples"); lost > 0)
+    r.notes.push_back(counted(static_cast<uint64_t>(lost), "sample was", "samples were") +
+                      " lost (the agent could not record them): totals are low");
+  if (int64_t untracked = statistic(r.statistics, "untrackedSamples"); untracked > 0 && r.live)
+    r.notes.push_back(counted(static_cast<uint64_t>(untracked), "sample was", "samples were") +
+                      " not tracked (the tracking table was full): their frees were missed, so live memory is "
+                      "overstated");
+}
+
+// Process rows, the common sampling interval, and whether every sample had a weight.
+void describe_processes(const Profile& profile, const std::vector<uint32_t>& selected, Report& r) {
+  r.start_nanos = INT64_MAX;
+  r.end_nanos = INT64_MIN;
+  std::vector<uint64_t> intervals;
+  for (uint32_t i = 0; i < profile.processes.size(); i++) {
+    const auto& p = profile.processes[i];
+    r.processes.push_back({i, {}, std::nullopt});
+    r.start_nanos = std::min(r.start_nanos, p.start_nanos);
+    r.end_nanos = std::max(r.end_nanos, p.end_nanos);
+    if (auto interval = p.sampling_interval()) intervals.push_back(*interval);
+  }
+  if (!intervals.empty() &&
+      std::all_of(intervals.begin(), intervals.end(), [&](uint64_t v) { return v == intervals[0]; }))
+    r.sampling_interval = intervals[0];
+  for (uint32_t i : selected) {
+    const auto& a = profile.allocations[i];
+    r.processes[a.process].allocated.add(a);
+    if (!profile.processes[a.process].weighted) r.estimates = false;
+  }
+  r.statistics = summed_statistics(profile);
+}
+
+void describe_live(const Profile& profile, const LiveSet& live_set, const Aggregate& live_aggregate, Report& r) {
+  LiveSummary& live = r.live.emplace();
+  live.totals = live_aggregate.totals;
+  live.age = age_summary(profile, live_set.allocations);
+  live.matched_frees = live_set.matched_frees;
+  live.unmatched_frees = live_set.unmatched_frees;
+  if (!r.options.live) {  // the short section of an allocation report
+    live.top_stacks = rank(profile, live_aggregate.stacks, kLiveSectionStacks, &live_set.allocations);
+    live.top_stacks_share = share(live.top_stacks, live.totals.bytes);
+  }
+  for (auto& p : r.processes) p.live.emplace();
+  for (uint32_t i : live_set.allocations) r.processes[profile.allocations[i].process].live->add(profile.allocations[i]);
+}
+
+}  // namespace
+
+bool has_live_data(const Profile& profile) {
+  return !profile.frees.empty() || std::any_of(profile.processes.begin(), profile.processes.end(),
+                                               [](const auto& p) { return p.live_tracking(); });
+}
+
+Report build_report(const Profile& profile, const ReportOptions& options) {
+  if (profile.allocations.empty())
+    throw ReportError("no allocation events (profiler.Malloc or jdk.ObjectAllocationSample)");
+  Report r;
+  r.profile = &profile;
+  r.options = options;
+  r.warnings = profile.warnings;
+  // Native samples when there are any; a JDK recording still gets a Java heap summary.
+  bool has_native = std::any_of(profile.allocations.begin(), profile.allocations.end(),
+                                [](const auto& a) { return a.source == AllocationSource::Native; });
+  r.source = has_native ? AllocationSource::Native : AllocationSource::JavaHeap;
+  std::vector<uint32_t> selected;
+  for (uint32_t i = 0; i < profile.allocations.size(); i++)
+    if (profile.allocations[i].source == r.source) selected.push_back(i);
+
+  bool live_data = has_native && has_live_data(profile);
+  if (options.live && !live_data)
+    throw ReportError(has_native ? "no live data: the recording has no frees (record with live tracking on)"
+                                 : "no live data: JDK allocation samples come without frees");
+
+  describe_processes(profile, selected, r);
+  Aggregate allocated = aggregate(profile, selected);
+  r.allocated = allocated.totals;
+  LiveSet live_set;
+  Aggregate live_aggregate;
+  if (live_data) {
+    live_set = live_allocations(profile);
+    live_aggregate = aggregate(profile, live_set.allocations);
+    describe_live(profile, live_set, live_aggregate, r);
+  }
+
+  const Aggregate& view = options.live ? live_aggregate : allocated;
+  r.view_totals = view.totals;
+  r.stack_count = view.stacks.size();
+  r.function_count = view.functions.size();
+  if (options.by == ReportOptions::By::Stack) {
+    r.stacks = rank(profile, view.stacks, options.top, options.live ? &live_set.allocations : nullptr);
+    r.stacks_share = share(r.stacks, view.totals.bytes);
+  }
+  size_t functions = std::min(options.top, view.functions.size());
+  r.functions.assign(view.functions.begin(), view.functions.begin() + static_cast<std::ptrdiff_t>(functions));
+  add_notes(r);
+  return r;
+}
+
+}  // namespace nmprof::report

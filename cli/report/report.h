@@ -1,0 +1,84 @@
+// What `nmprof report` shows, computed once from a profile and then rendered as text
+// or JSON, so both formats carry the same numbers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cli/report/aggregation.h"
+#include "formats/profile/profile.h"
+
+namespace nmprof::report {
+
+struct ReportOptions {
+  enum class By { Stack, Function };
+  enum class Format { Text, Json };
+  std::string file;
+  size_t top = 10;
+  By by = By::Stack;
+  Format format = Format::Text;
+  bool live = false;  // rank what is live at the end instead of what was allocated
+};
+
+struct ProcessSummary {
+  uint32_t process = 0;  // index into Profile::processes
+  Totals allocated;
+  std::optional<Totals> live;
+};
+
+struct RankedStack {
+  StackRow row;
+  std::optional<AgeSummary> age;  // for live stacks
+};
+
+struct LiveSummary {
+  Totals totals;
+  AgeSummary age;
+  uint64_t matched_frees = 0;
+  uint64_t unmatched_frees = 0;
+  std::vector<RankedStack> top_stacks;  // the short live section of an allocation report
+  double top_stacks_share = 0;          // of the live bytes
+};
+
+struct Report {
+  const profile::Profile* profile = nullptr;
+  ReportOptions options;
+  profile::AllocationSource source = profile::AllocationSource::Native;
+  bool estimates = true;  // false when samples carried no weights
+  int64_t start_nanos = 0;
+  int64_t end_nanos = 0;
+  std::optional<uint64_t> sampling_interval;  // when all processes agree
+  std::vector<ProcessSummary> processes;
+  std::vector<profile::Statistic> statistics;  // summed over processes by name
+  Totals allocated;
+  std::optional<LiveSummary> live;  // when the recording tracked frees
+
+  // The ranking of the chosen view (allocated, or live with --live).
+  Totals view_totals;
+  std::vector<RankedStack> stacks;  // top N; empty with --by function
+  double stacks_share = 0;          // of the view's bytes
+  size_t stack_count = 0;           // distinct stacks in the view
+  std::vector<FunctionRow> functions;
+  size_t function_count = 0;
+
+  std::vector<std::string> warnings;  // damage met while reading the file
+  std::vector<std::string> notes;     // caveats about the numbers
+};
+
+// Throws ReportError when the profile has nothing to report in the requested view.
+Report build_report(const profile::Profile& profile, const ReportOptions& options);
+// Whether the recording tracked frees, so that a live view can be computed.
+bool has_live_data(const profile::Profile& profile);
+
+struct ReportError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Stacks in the short live section of an allocation report.
+constexpr size_t kLiveSectionStacks = 3;
+
+}  // namespace nmprof::report

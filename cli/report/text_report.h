@@ -1,0 +1,21 @@
+// The text form of a report, for a terminal 100 columns wide.
+#pragma once
+
+#include <ostream>
+#include <vector>
+
+#include "cli/report/report.h"
+
+namespace nmprof::report {
+
+constexpr size_t kTextWidth = 100;
+
+void write_text_report(const Report& report, std::ostream& out);
+// "~6.02 GiB in ~1.23M allocations (12,345 samples)" ("blocks" when live), as far as
+// the samples allow.
+std::string totals_text(const Report& report, const Totals& totals, bool live);
+// One line per stack: "    5.00 MiB   66.7%  fill < load < main", the share taken of `whole` bytes.
+void write_compact_stacks(const profile::Profile& profile, const std::vector<RankedStack>& stacks, double whole,
+                          std::ostream& out);
+
+}  // namespace nmprof::report

@@ -1,0 +1,44 @@
+#include "formats/jfr/chunk_header.h"
+
+#include <string>
+
+#include "formats/jfr/byte_reader.h"
+#include "formats/jfr/chunk_writer.h"
+
+namespace nmprof::jfr {
+
+int64_t ChunkHeader::ticks_to_nanos(int64_t ticks) const {
+  // Producers use a 1 GHz clock almost always; a header without a frequency is taken as one.
+  double per_second = ticks_per_second > 0 ? static_cast<double>(ticks_per_second) : 1e9;
+  return start_nanos + static_cast<int64_t>(static_cast<double>(ticks - start_ticks) * 1e9 / per_second);
+}
+
+bool has_chunk_magic(std::span<const uint8_t> bytes) {
+  return bytes.size() >= 4 && bytes[0] == 'F' && bytes[1] == 'L' && bytes[2] == 'R' && bytes[3] == 0;
+}
+
+ChunkHeader parse_chunk_header(std::span<const uint8_t> bytes) {
+  if (!has_chunk_magic(bytes)) throw FormatError("not a JFR file (no \"FLR\" magic)");
+  if (bytes.size() < kChunkHeaderSize)
+    throw FormatError("truncated file: chunk header has " + std::to_string(bytes.size()) + " of 68 bytes");
+  ByteReader in(bytes, 4);
+  ChunkHeader h;
+  h.major = static_cast<uint16_t>(in.be(2));
+  h.minor = static_cast<uint16_t>(in.be(2));
+  if (h.major != 2)
+    throw FormatError("unsupported JFR version " + std::to_string(h.major) + "." + std::to_string(h.minor) +
+                      " (nmprof reads version 2)");
+  h.size = in.be(8);
+  h.constant_pool_offset = in.be(8);
+  h.metadata_offset = in.be(8);
+  h.start_nanos = static_cast<int64_t>(in.be(8));
+  h.duration_nanos = static_cast<int64_t>(in.be(8));
+  h.start_ticks = static_cast<int64_t>(in.be(8));
+  h.ticks_per_second = static_cast<int64_t>(in.be(8));
+  h.file_state = in.u8();
+  in.u8();  // padding
+  h.flags = static_cast<uint16_t>(in.be(2));
+  return h;
+}
+
+}  // namespace nmprof::jfr

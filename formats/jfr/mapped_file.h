@@ -1,0 +1,26 @@
+// A whole file mapped read-only, so multi-gigabyte recordings are read without copying.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace nmprof::jfr {
+
+class MappedFile {
+ public:
+  // Throws std::system_error ("cannot open PATH: reason") when the file cannot be read.
+  explicit MappedFile(const std::string& path);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  std::span<const uint8_t> bytes() const { return {data_, size_}; }
+
+ private:
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace nmprof::jfr

@@ -1,0 +1,88 @@
+#include "formats/jfr/strings.h"
+
+namespace nmprof::jfr {
+namespace {
+
+enum Encoding : uint8_t { kNull = 0, kEmpty = 1, kPoolKey = 2, kUtf8 = 3, kUtf16 = 4, kLatin1 = 5 };
+
+void append_utf8(std::string& out, uint32_t c) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+}
+
+uint64_t length(ByteReader& in) {
+  uint64_t n = in.varint();
+  // Every unit takes at least one byte, so a longer length is corrupt, not just big.
+  if (n > in.remaining()) throw FormatError("string length " + std::to_string(n) + " exceeds its record");
+  return n;
+}
+
+void read_utf16(ByteReader& in, std::string& out) {
+  uint64_t n = length(in);
+  for (uint64_t i = 0; i < n; i++) {
+    uint32_t unit = static_cast<uint16_t>(in.varint());
+    if (unit >= 0xD800 && unit < 0xDC00 && i + 1 < n) {
+      size_t back = in.position();
+      uint32_t low = static_cast<uint16_t>(in.varint());
+      if (low >= 0xDC00 && low < 0xE000) {
+        append_utf8(out, 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00));
+        i++;
+        continue;
+      }
+      in.seek(back);
+    }
+    append_utf8(out, unit >= 0xD800 && unit < 0xE000 ? 0xFFFD : unit);  // lone surrogate
+  }
+}
+
+}  // namespace
+
+StringKind read_string(ByteReader& in, std::string& out, uint64_t& key) {
+  out.clear();
+  uint8_t encoding = in.u8();
+  switch (encoding) {
+    case kNull: return StringKind::Null;
+    case kEmpty: return StringKind::Text;
+    case kPoolKey: key = in.varint(); return StringKind::PoolKey;
+    case kUtf8: {
+      auto bytes = in.bytes(length(in));
+      out.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+      return StringKind::Text;
+    }
+    case kUtf16: read_utf16(in, out); return StringKind::Text;
+    case kLatin1:
+      for (uint8_t b : in.bytes(length(in))) append_utf8(out, b);
+      return StringKind::Text;
+  }
+  throw FormatError("unknown string encoding " + std::to_string(encoding));
+}
+
+void skip_string(ByteReader& in) {
+  uint8_t encoding = in.u8();
+  switch (encoding) {
+    case kNull:
+    case kEmpty: return;
+    case kPoolKey: in.varint(); return;
+    case kUtf8:
+    case kLatin1: in.skip(length(in)); return;
+    case kUtf16:
+      for (uint64_t n = length(in); n > 0; n--) in.varint();
+      return;
+  }
+  throw FormatError("unknown string encoding " + std::to_string(encoding));
+}
+
+}  // namespace nmprof::jfr

@@ -1,0 +1,211 @@
+#include "formats/profile/jfr_profile.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "formats/jfr/mapped_file.h"
+#include "formats/jfr/nmprof_schema.h"
+#include "formats/jfr/recording.h"
+#include "formats/profile/jfr_stacks.h"
+
+namespace nmprof::profile {
+namespace {
+
+using jfr::Chunk;
+using jfr::Event;
+using jfr::FieldBinding;
+using jfr::Type;
+using jfr::Value;
+namespace schema = jfr::schema;
+
+constexpr const char* kJavaSampleName = "jdk.ObjectAllocationSample";
+constexpr const char* kJvmInformationName = "jdk.JVMInformation";
+
+// Slots of the fields read from sample events, in binding order.
+enum MallocSlot { kMallocTime, kMallocThread, kMallocStack, kMallocAddress, kMallocSize, kMallocWeight, kMallocSlots };
+enum FreeSlot { kFreeTime, kFreeThread, kFreeAddress, kFreeSlots };
+enum JavaSlot { kJavaTime, kJavaThread, kJavaStack, kJavaWeight, kJavaSlots };
+
+// The counters of an nmprof.Statistics event, whatever fields this version has.
+std::vector<Statistic> statistics_of(const Type& type, const Value& event) {
+  static const std::string_view kNotCounters[] = {"startTime", "duration", "eventThread", "stackTrace"};
+  std::vector<Statistic> stats;
+  for (size_t i = 0; i < type.fields.size(); i++) {
+    const jfr::Field& f = type.fields[i];
+    const Value& v = event.elements()[i];
+    if (v.kind() != Value::Kind::Integer ||
+        std::find(std::begin(kNotCounters), std::end(kNotCounters), f.name) != std::end(kNotCounters))
+      continue;
+    const jfr::Annotation* label = f.annotation("jdk.jfr.Label");
+    const jfr::Annotation* amount = f.annotation("jdk.jfr.DataAmount");
+    stats.push_back({f.name, label ? label->value : f.name, v.integer(), amount && amount->value == "BYTES"});
+  }
+  return stats;
+}
+
+class ProfileBuilder {
+ public:
+  explicit ProfileBuilder(Profile& profile) : profile_(profile) {}
+
+  void add(const Chunk& chunk) {
+    uint32_t process = process_index(describe(chunk));
+    read_samples(chunk, process);
+  }
+
+ private:
+  // What the chunk says about its process: nmprof.Process (or the JDK's
+  // jdk.JVMInformation), the profiler's settings and its last statistics.
+  Process describe(const Chunk& chunk) {
+    const auto& types = chunk.types();
+    const Type* process_type = types.find(schema::kProcessName);
+    const Type* jvm_type = types.find(kJvmInformationName);
+    const Type* setting_type = types.find(schema::kSettingName);
+    const Type* statistics_type = types.find(schema::kStatisticsName);
+
+    Process p;
+    p.start_nanos = chunk.header().start_nanos;
+    p.end_nanos = chunk.header().start_nanos + chunk.header().duration_nanos;
+    bool identified = false;
+    chunk.for_each_event([&](const Event& e) {
+      const Type* type = &e.type();
+      if (type == process_type && !identified) {
+        Value v = e.value();
+        p.pid = v.field("pid").integer();
+        p.parent_pid = v.field("parentPid").integer();
+        p.command = text_of(chunk, v.field("commandLine"));
+        p.executable = text_of(chunk, v.field("executable"));
+        p.host_name = text_of(chunk, v.field("hostName"));
+        p.agent_version = text_of(chunk, v.field("agentVersion"));
+        identified = true;
+      } else if (type == jvm_type && !identified) {
+        Value v = e.value();
+        p.pid = v.field("pid").integer();
+        p.command = "java " + text_of(chunk, v.field("javaArguments"));
+        p.executable = "java";
+        identified = true;
+      } else if (type == setting_type) {
+        Value v = e.value();
+        // The JDK records a setting per event type (enabled, threshold, ...) under that
+        // type's id; those configure the JDK's events, not a profiler.
+        const Type* configured = types.find(static_cast<uint64_t>(v.field("id").integer()));
+        if (configured && configured->is_event() && configured->name.starts_with("jdk.")) return;
+        p.settings[text_of(chunk, v.field("name"))] = text_of(chunk, v.field("value"));
+      } else if (type == statistics_type) {
+        p.statistics = statistics_of(*type, e.value());
+      }
+    });
+    return p;
+  }
+
+  // Chunks of one process (same pid) share one entry; chunks that do not say which
+  // process they come from share the entry with pid 0.
+  uint32_t process_index(Process described) {
+    auto& processes = profile_.processes;
+    auto same =
+        std::find_if(processes.begin(), processes.end(), [&](const Process& p) { return p.pid == described.pid; });
+    if (same == processes.end()) {
+      processes.push_back(std::move(described));
+      return static_cast<uint32_t>(processes.size() - 1);
+    }
+    Process& p = *same;
+    p.start_nanos = std::min(p.start_nanos, described.start_nanos);
+    p.end_nanos = std::max(p.end_nanos, described.end_nanos);
+    for (auto [mine, theirs] : {std::pair{&p.command, &described.command},
+                                {&p.executable, &described.executable},
+                                {&p.host_name, &described.host_name},
+                                {&p.agent_version, &described.agent_version}})
+      if (mine->empty()) *mine = std::move(*theirs);
+    if (!p.parent_pid) p.parent_pid = described.parent_pid;
+    for (auto& [name, value] : described.settings) p.settings[name] = std::move(value);
+    if (!described.statistics.empty()) p.statistics = std::move(described.statistics);
+    return static_cast<uint32_t>(same - processes.begin());
+  }
+
+  void read_samples(const Chunk& chunk, uint32_t process) {
+    const auto& types = chunk.types();
+    const Type* malloc_type = types.find(schema::kMallocName);
+    const Type* free_type = types.find(schema::kFreeName);
+    const Type* java_type = types.find(kJavaSampleName);
+    FieldBinding mallocs, frees, java_samples;
+    if (malloc_type)
+      mallocs = FieldBinding(*malloc_type, {"startTime", "eventThread", "stackTrace", "address", "size", "weight"});
+    if (free_type) frees = FieldBinding(*free_type, {"startTime", "eventThread", "address"});
+    if (java_type) java_samples = FieldBinding(*java_type, {"startTime", "eventThread", "stackTrace", "weight"});
+    // async-profiler's profiler.Malloc has no weight: each sample counts once.
+    bool weighted = !malloc_type || mallocs.has(kMallocWeight);
+    if (!weighted) profile_.processes[process].weighted = false;
+
+    const auto& header = chunk.header();
+    StackResolver stacks(chunk, profile_);
+    std::unordered_map<uint64_t, uint32_t> threads;  // by pool key
+    auto thread = [&](const Value& reference) {
+      auto memo = threads.find(reference.key());
+      if (memo != threads.end()) return memo->second;
+      Value t = chunk.resolve(reference);
+      std::string name = text_of(chunk, t.field("javaName"));
+      if (name.empty()) name = text_of(chunk, t.field("osName"));
+      uint32_t id = profile_.add_thread(
+          {process, t.field("osThreadId").integer(), t.field("javaThreadId").integer(), std::move(name)});
+      threads.emplace(reference.key(), id);
+      return id;
+    };
+
+    int64_t last_event = profile_.processes[process].end_nanos;
+    Value slots[kMallocSlots];
+    chunk.for_each_event([&](const Event& e) {
+      const Type* type = &e.type();
+      if (type == malloc_type) {
+        e.read(mallocs, slots);
+        Allocation a;
+        a.time_nanos = header.ticks_to_nanos(slots[kMallocTime].integer());
+        a.thread = thread(slots[kMallocThread]);
+        a.stack = stacks.stack(slots[kMallocStack]);
+        a.address = static_cast<uint64_t>(slots[kMallocAddress].integer());
+        a.size = static_cast<uint64_t>(slots[kMallocSize].integer());
+        a.weight = weighted ? static_cast<float>(slots[kMallocWeight].number()) : 1.0f;
+        a.process = process;
+        profile_.allocations.push_back(a);
+        last_event = std::max(last_event, a.time_nanos);
+      } else if (type == free_type) {
+        e.read(frees, {slots, kFreeSlots});
+        Free f{header.ticks_to_nanos(slots[kFreeTime].integer()), static_cast<uint64_t>(slots[kFreeAddress].integer()),
+               process, thread(slots[kFreeThread])};
+        profile_.frees.push_back(f);
+        last_event = std::max(last_event, f.time_nanos);
+      } else if (type == java_type) {
+        e.read(java_samples, {slots, kJavaSlots});
+        // The JDK's weight is the bytes the sample stands for; there is no count estimate.
+        Allocation a;
+        a.time_nanos = header.ticks_to_nanos(slots[kJavaTime].integer());
+        a.thread = thread(slots[kJavaThread]);
+        a.stack = stacks.stack(slots[kJavaStack]);
+        a.size = static_cast<uint64_t>(std::max<int64_t>(slots[kJavaWeight].integer(), 0));
+        a.process = process;
+        a.source = AllocationSource::JavaHeap;
+        profile_.allocations.push_back(a);
+        last_event = std::max(last_event, a.time_nanos);
+      }
+    });
+    profile_.processes[process].end_nanos = last_event;
+  }
+
+  Profile& profile_;
+};
+
+}  // namespace
+
+Profile build_profile(std::span<const uint8_t> recording_bytes) {
+  jfr::Recording recording(recording_bytes);
+  Profile profile;
+  ProfileBuilder builder(profile);
+  recording.for_each_chunk([&](const Chunk& chunk) { builder.add(chunk); });
+  profile.warnings = recording.warnings();
+  return profile;
+}
+
+Profile read_profile(const std::string& path) {
+  jfr::MappedFile file(path);
+  return build_profile(file.bytes());
+}
+
+}  // namespace nmprof::profile

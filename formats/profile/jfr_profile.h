@@ -1,0 +1,20 @@
+// Builds a Profile from a JFR recording: profiler.Malloc / profiler.Free from any
+// producer (nmprof, async-profiler), jdk.ObjectAllocationSample from JDK recordings,
+// and the process, settings and statistics events nmprof writes per chunk.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "formats/profile/profile.h"
+
+namespace nmprof::profile {
+
+// Throws jfr::FormatError when the bytes are not a readable JFR recording; damage
+// that still lets reading go on ends up in Profile::warnings.
+Profile build_profile(std::span<const uint8_t> recording);
+// The same for a file; also throws std::system_error when it cannot be opened.
+Profile read_profile(const std::string& path);
+
+}  // namespace nmprof::profile

@@ -1,0 +1,87 @@
+#include "formats/profile/jfr_stacks.h"
+
+#include <algorithm>
+
+#include "formats/profile/allocator_frames.h"
+
+namespace nmprof::profile {
+namespace {
+
+constexpr int kMaxIndirections = 8;  // Symbol -> String pool is the deepest chain in practice
+
+}  // namespace
+
+std::string text_of(const jfr::Chunk& chunk, const jfr::Value& value) {
+  jfr::Value v = value;
+  for (int i = 0; i < kMaxIndirections; i++) {
+    switch (v.kind()) {
+      case jfr::Value::Kind::String: return v.string();
+      case jfr::Value::Kind::Reference: v = chunk.resolve(v); break;
+      case jfr::Value::Kind::Struct:
+        if (v.elements().size() != 1) return {};
+        v = jfr::Value(v.elements()[0]);
+        break;
+      default: return {};
+    }
+  }
+  return {};
+}
+
+uint32_t StackResolver::stack(const jfr::Value& reference) {
+  bool pooled = reference.kind() == jfr::Value::Kind::Reference;
+  if (pooled) {
+    auto memo = stacks_.find(reference.key());
+    if (memo != stacks_.end()) return memo->second;
+  }
+
+  jfr::Value trace = chunk_.resolve(reference);
+  Stack stack;
+  stack.truncated = trace.field("truncated").integer() != 0;
+  for (const auto& f : trace.field("frames").elements()) stack.frames.push_back(frame(f));
+  auto first_kept = std::find_if(stack.frames.begin(), stack.frames.end(),
+                                 [this](uint32_t id) { return !is_allocator_frame(profile_.frames()[id]); });
+  if (first_kept == stack.frames.end() && !stack.frames.empty()) --first_kept;  // keep something to show
+  stack.frames.erase(stack.frames.begin(), first_kept);
+
+  uint32_t id = profile_.add_stack(stack);
+  if (pooled) stacks_.emplace(reference.key(), id);
+  return id;
+}
+
+const StackResolver::Method& StackResolver::method(const jfr::Value& reference) {
+  auto memo = methods_.find(reference.key());
+  if (memo != methods_.end()) return memo->second;
+  jfr::Value m = chunk_.resolve(reference);
+  std::string descriptor = text_of(chunk_, m.field("descriptor"));
+  Method method{text_of(chunk_, m.field("name")), text_of(chunk_, chunk_.resolve(m.field("type")).field("name")),
+                descriptor.ends_with(")L;")};
+  return methods_.emplace(reference.key(), std::move(method)).first->second;
+}
+
+FrameKind StackResolver::kind(const jfr::Value& reference, const Method& method) {
+  auto memo = frame_types_.find(reference.key());
+  if (memo == frame_types_.end()) memo = frame_types_.emplace(reference.key(), text_of(chunk_, reference)).first;
+  const std::string& type = memo->second;
+  if (type == "Interpreted") return FrameKind::Interpreted;
+  if (type == "JIT compiled" || type == "C1 compiled") return FrameKind::JitCompiled;
+  if (type == "Inlined") return FrameKind::Inlined;
+  if (type == "C++") return FrameKind::Cpp;
+  if (type == "Kernel") return FrameKind::Kernel;
+  // "Native" covers both machine code and Java methods declared native; only the
+  // latter have a real JVM descriptor.
+  return method.native_placeholder || method.class_name.find('/') == std::string::npos ? FrameKind::Native
+                                                                                       : FrameKind::JavaNative;
+}
+
+uint32_t StackResolver::frame(const jfr::Value& value) {
+  const Method& m = method(value.field("method"));
+  Frame frame{m.name, m.class_name, kind(value.field("type"), m), -1};
+  if (is_java(frame.kind)) {
+    std::replace(frame.container.begin(), frame.container.end(), '/', '.');
+    int64_t line = value.field("lineNumber").integer();
+    if (line > 0) frame.line = static_cast<int32_t>(line);
+  }
+  return profile_.add_frame(frame);
+}
+
+}  // namespace nmprof::profile

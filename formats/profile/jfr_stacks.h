@@ -1,0 +1,44 @@
+// Turns the stack traces of one chunk (jdk.types.StackTrace pool entries, frames
+// pointing to Method -> Class -> Symbol entries) into the profile's deduplicated
+// stacks, decoding each pool entry once.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include "formats/jfr/chunk.h"
+#include "formats/profile/profile.h"
+
+namespace nmprof::profile {
+
+// The text a value stands for: a string, or the single field of a simple type such as
+// jdk.types.Symbol, following constant-pool references. Empty when there is none.
+std::string text_of(const jfr::Chunk& chunk, const jfr::Value& value);
+
+class StackResolver {
+ public:
+  StackResolver(const jfr::Chunk& chunk, Profile& profile) : chunk_(chunk), profile_(profile) {}
+
+  // The stack id for a stackTrace field value (a pool reference); an empty stack when
+  // the trace is missing. Leading allocator frames are dropped.
+  uint32_t stack(const jfr::Value& reference);
+
+ private:
+  struct Method {
+    std::string name;
+    std::string class_name;
+    bool native_placeholder;  // the descriptor native profilers write instead of a JVM one
+  };
+  const Method& method(const jfr::Value& reference);
+  FrameKind kind(const jfr::Value& reference, const Method& method);
+  uint32_t frame(const jfr::Value& frame);
+
+  const jfr::Chunk& chunk_;
+  Profile& profile_;
+  std::unordered_map<uint64_t, uint32_t> stacks_;  // by pool key
+  std::unordered_map<uint64_t, Method> methods_;
+  std::unordered_map<uint64_t, std::string> frame_types_;
+};
+
+}  // namespace nmprof::profile

@@ -1,0 +1,88 @@
+#include "formats/profile/profile.h"
+
+#include <charconv>
+#include <functional>
+
+namespace nmprof::profile {
+namespace {
+
+size_t combine(size_t seed, size_t v) { return seed ^ (v + 0x9e3779b97f4a7c15ull + (seed << 6) + (seed >> 2)); }
+
+template <class Key, class Ids>
+uint32_t intern(const Key& key, std::vector<Key>& items, Ids& ids) {
+  auto [it, inserted] = ids.try_emplace(key, static_cast<uint32_t>(items.size()));
+  if (inserted) items.push_back(key);
+  return it->second;
+}
+
+}  // namespace
+
+const char* frame_kind_name(FrameKind kind) {
+  switch (kind) {
+    case FrameKind::Native: return "native";
+    case FrameKind::Cpp: return "c++";
+    case FrameKind::Kernel: return "kernel";
+    case FrameKind::Interpreted: return "interpreted";
+    case FrameKind::JitCompiled: return "jit";
+    case FrameKind::Inlined: return "inlined";
+    case FrameKind::JavaNative: return "java-native";
+  }
+  return "native";
+}
+
+bool is_java(FrameKind kind) {
+  return kind == FrameKind::Interpreted || kind == FrameKind::JitCompiled || kind == FrameKind::Inlined ||
+         kind == FrameKind::JavaNative;
+}
+
+const std::string* Process::setting(const std::string& name) const {
+  auto it = settings.find(name);
+  return it == settings.end() ? nullptr : &it->second;
+}
+
+const Statistic* Process::statistic(const std::string& name) const {
+  for (const auto& s : statistics)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+std::optional<uint64_t> Process::sampling_interval() const {
+  const std::string* text = setting("nativemem");
+  uint64_t v = 0;
+  if (!text) return std::nullopt;
+  auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), v);
+  if (error != std::errc() || end != text->data() + text->size()) return std::nullopt;
+  return v;
+}
+
+bool Process::live_tracking() const {
+  const std::string* text = setting("live");
+  return text && *text == "true";
+}
+
+size_t Profile::Hash::operator()(const Frame& f) const {
+  size_t h = std::hash<std::string>()(f.function);
+  h = combine(h, std::hash<std::string>()(f.container));
+  h = combine(h, static_cast<size_t>(f.kind));
+  return combine(h, static_cast<size_t>(f.line));
+}
+
+size_t Profile::Hash::operator()(const Stack& s) const {
+  size_t h = s.truncated;
+  for (uint32_t f : s.frames) h = combine(h, f);
+  return h;
+}
+
+size_t Profile::Hash::operator()(const Thread& t) const {
+  size_t h = combine(t.process, static_cast<size_t>(t.os_thread_id));
+  h = combine(h, static_cast<size_t>(t.java_thread_id));
+  return combine(h, std::hash<std::string>()(t.name));
+}
+
+uint32_t Profile::add_frame(const Frame& frame) { return intern(frame, frames_, frame_ids_); }
+
+uint32_t Profile::add_stack(const Stack& stack) { return intern(stack, stacks_, stack_ids_); }
+
+uint32_t Profile::add_thread(const Thread& thread) { return intern(thread, threads_, thread_ids_); }
+
+}  // namespace nmprof::profile

@@ -1,0 +1,133 @@
+// nmprof's in-memory profile: the processes of a recording, their sampled
+// allocations and frees, and the stacks those were made from. Frames and stacks are
+// deduplicated by content, so equal stacks from different chunks share one id.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace nmprof::profile {
+
+enum class FrameKind : uint8_t {
+  Native,  // machine code of a library or executable
+  Cpp,     // JVM-internal native code
+  Kernel,
+  Interpreted,  // Java, and the JIT tiers below
+  JitCompiled,
+  Inlined,
+  JavaNative,  // a Java method declared native
+};
+// "native", "c++", "kernel", "interpreted", "jit", "inlined", "java-native".
+const char* frame_kind_name(FrameKind kind);
+bool is_java(FrameKind kind);
+
+struct Frame {
+  std::string function;   // native: symbol (demangled) or "lib.so+0x1a2b"; Java: method name
+  std::string container;  // native: library basename; Java: class name with dots
+  FrameKind kind = FrameKind::Native;
+  int32_t line = -1;  // -1 when unknown
+  bool operator==(const Frame&) const = default;
+};
+
+struct Stack {
+  std::vector<uint32_t> frames;  // frame ids, innermost first
+  bool truncated = false;        // the producer's depth limit cut it
+  bool operator==(const Stack&) const = default;
+};
+
+struct Thread {
+  uint32_t process = 0;
+  int64_t os_thread_id = 0;
+  int64_t java_thread_id = 0;  // 0 for native threads
+  std::string name;
+  bool operator==(const Thread&) const = default;
+};
+
+// A counter of the profiler itself (nmprof.Statistics), e.g. lostSamples.
+struct Statistic {
+  std::string name;   // field name
+  std::string label;  // display name, e.g. "Lost Samples"
+  int64_t value = 0;
+  bool bytes = false;  // the value is an amount of memory
+};
+
+struct Process {
+  int64_t pid = 0;  // 0 when the recording does not say
+  int64_t parent_pid = 0;
+  std::string command;
+  std::string executable;
+  std::string host_name;
+  std::string agent_version;
+  int64_t start_nanos = 0;  // the recorded span, ns since the Unix epoch
+  int64_t end_nanos = 0;
+  std::map<std::string, std::string> settings;  // the profiler's options, e.g. nativemem
+  std::vector<Statistic> statistics;            // as of the last report of the process
+  bool weighted = true;                         // false: its samples had no weight field, each counts once
+
+  const std::string* setting(const std::string& name) const;
+  const Statistic* statistic(const std::string& name) const;
+  // Mean bytes between samples (setting "nativemem"), when recorded.
+  std::optional<uint64_t> sampling_interval() const;
+  // Whether the profiler tracked frees (setting "live" = "true").
+  bool live_tracking() const;
+};
+
+enum class AllocationSource : uint8_t {
+  Native,    // profiler.Malloc: a sampled malloc/calloc/realloc/...
+  JavaHeap,  // jdk.ObjectAllocationSample: a Java heap allocation sample
+};
+
+struct Allocation {
+  int64_t time_nanos = 0;
+  uint64_t address = 0;
+  uint64_t size = 0;
+  // Allocations this sample stands for (1/P(sampled)); size * weight estimates bytes.
+  float weight = 1;
+  uint32_t process = 0;
+  uint32_t thread = 0;
+  uint32_t stack = 0;
+  AllocationSource source = AllocationSource::Native;
+
+  double estimated_bytes() const { return static_cast<double>(weight) * static_cast<double>(size); }
+};
+
+struct Free {
+  int64_t time_nanos = 0;
+  uint64_t address = 0;
+  uint32_t process = 0;
+  uint32_t thread = 0;
+};
+
+class Profile {
+ public:
+  std::vector<Process> processes;
+  std::vector<Allocation> allocations;
+  std::vector<Free> frees;
+  std::vector<std::string> warnings;  // what reading the file could not do
+
+  uint32_t add_frame(const Frame& frame);
+  uint32_t add_stack(const Stack& stack);
+  uint32_t add_thread(const Thread& thread);
+  const std::vector<Frame>& frames() const { return frames_; }
+  const std::vector<Stack>& stacks() const { return stacks_; }
+  const std::vector<Thread>& threads() const { return threads_; }
+
+ private:
+  struct Hash {
+    size_t operator()(const Frame& f) const;
+    size_t operator()(const Stack& s) const;
+    size_t operator()(const Thread& t) const;
+  };
+  std::vector<Frame> frames_;
+  std::vector<Stack> stacks_;
+  std::vector<Thread> threads_;
+  std::unordered_map<Frame, uint32_t, Hash> frame_ids_;
+  std::unordered_map<Stack, uint32_t, Hash> stack_ids_;
+  std::unordered_map<Thread, uint32_t, Hash> thread_ids_;
+};
+
+}  // namespace nmprof::profile

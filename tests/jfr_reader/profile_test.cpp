@@ -1,0 +1,423 @@
+// Building the profile model from recordings: nmprof's multi-process files and a
+// file shaped like async-profiler's (version 2.0, no weights, hook frames on top).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "formats/jfr/chunk_header.h"
+#include "formats/profile/allocator_frames.h"
+#include "formats/profile/jfr_profile.h"
+#include "tests/jfr_reader/test_recordings.h"
+
+namespace nmprof::profile {
+namespace {
+
+using testing::kTestClock;
+using testing::NmprofChunk;
+namespace s = jfr::schema;
+
+const int64_t kStart = kTestClock.start_ticks;
+const int64_t kStartNanos = static_cast<int64_t>(kTestClock.start_nanos);
+
+int open_new(const std::string& path) { return ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644); }
+
+std::vector<std::string> functions(const Profile& p, uint32_t stack) {
+  std::vector<std::string> names;
+  for (uint32_t f : p.stacks()[stack].frames) names.push_back(p.frames()[f].function);
+  return names;
+}
+
+// nmprof's metadata with one more statistics field, as a later agent may write.
+jfr::Metadata metadata_with_more_statistics() {
+  jfr::Metadata m;
+  for (jfr::TypeDecl t : s::nmprof_metadata().types()) {
+    if (t.name == s::kStatisticsName)
+      t.fields.push_back({"futureCounter",
+                          s::kLong,
+                          false,
+                          false,
+                          {{s::kLabel, {{"value", "Future Counter"}}}, {s::kDataAmount, {{"value", "BYTES"}}}}});
+    m.add(t);
+  }
+  return m;
+}
+
+TEST(ProfileFromNmprof, AttributesEachChunkToItsProcess) {
+  std::string path = testing::temp_path("multi.jfr");
+  int fd = open_new(path);
+  {
+    NmprofChunk parent(fd, 100, metadata_with_more_statistics());
+    parent.process(1, "./server --port 80");
+    parent.setting("nativemem", "524288");
+    parent.setting("live", "true");
+    uint64_t main = parent.thread("server", 100);
+    uint64_t st =
+        parent.stack({{"operator new(unsigned long)", "libstdc++.so.6"}, {"make_node", "server"}, {"main", "server"}});
+    parent.malloc(kStart + 10, main, st, 0xA000, 100, 5242.88f);
+    parent.malloc(kStart + 20, main, st, 0xB000, 1 << 20, 1.0f);
+    parent.statistics(kStart + 30, {{"samples", 2}, {"trackingMemory", 1024}, {"futureCounter", 5}});
+    parent.append(kStart + 30);
+    parent.free(kStart + 40, main, 0xA000);
+    parent.statistics(kStart + 50, {{"samples", 3},
+                                    {"lostSamples", 1},
+                                    {"untrackedSamples", 7},
+                                    {"trackingMemory", 2048},
+                                    {"futureCounter", 6}});  // the last one counts
+    parent.append(kStart + 1'000'000'000);
+  }
+  {
+    NmprofChunk child(fd, 101);
+    child.process(100, "./server --worker");
+    uint64_t worker = child.thread("worker", 101);
+    uint64_t st = child.stack({{"__libc_malloc", "libc.so.6"}, {"make_node", "server"}, {"main", "server"}});
+    child.malloc(kStart + 500, worker, st, 0xA000, 64, 2.0f);
+    child.append(kStart + 600);
+  }
+  close(fd);
+
+  Profile p = read_profile(path);
+  EXPECT_TRUE(p.warnings.empty()) << p.warnings[0];
+  ASSERT_EQ(p.processes.size(), 2u);
+  const Process& server = p.processes[0];
+  EXPECT_EQ(server.pid, 100);
+  EXPECT_EQ(server.parent_pid, 1);
+  EXPECT_EQ(server.command, "./server --port 80");
+  EXPECT_EQ(server.executable, "./server");
+  EXPECT_EQ(server.host_name, "testhost");
+  EXPECT_EQ(server.agent_version, "0.1.0");
+  EXPECT_EQ(server.start_nanos, kStartNanos);
+  EXPECT_EQ(server.end_nanos, kStartNanos + 1'000'000'000);
+  EXPECT_EQ(server.sampling_interval(), 524288u);
+  EXPECT_TRUE(server.live_tracking());
+  EXPECT_TRUE(server.weighted);
+  ASSERT_EQ(server.statistics.size(), s::nmprof_metadata().find(s::kStatisticsName)->fields.size());
+  for (const char* name : {"samples", "lostSamples", "untrackedSamples", "trackingMemory", "futureCounter"})
+    ASSERT_NE(server.statistic(name), nullptr) << name;
+  EXPECT_EQ(server.statistic("samples")->value, 3);
+  EXPECT_EQ(server.statistic("lostSamples")->label, "Lost Samples");
+  EXPECT_EQ(server.statistic("untrackedSamples")->value, 7);
+  EXPECT_FALSE(server.statistic("untrackedSamples")->bytes);
+  EXPECT_EQ(server.statistic("trackingMemory")->value, 2048);
+  EXPECT_TRUE(server.statistic("trackingMemory")->bytes);
+  EXPECT_EQ(server.statistic("futureCounter")->value, 6);
+  EXPECT_EQ(server.statistic("futureCounter")->label, "Future Counter");
+  EXPECT_TRUE(server.statistic("futureCounter")->bytes);
+
+  const Process& worker = p.processes[1];
+  EXPECT_EQ(worker.pid, 101);
+  EXPECT_EQ(worker.parent_pid, 100);
+  EXPECT_EQ(worker.end_nanos, kStartNanos + 600);
+  EXPECT_TRUE(worker.settings.empty());
+  EXPECT_TRUE(worker.statistics.empty());
+
+  ASSERT_EQ(p.allocations.size(), 3u);
+  const Allocation& first = p.allocations[0];
+  EXPECT_EQ(first.process, 0u);
+  EXPECT_EQ(first.time_nanos, kStartNanos + 10);
+  EXPECT_EQ(first.address, 0xA000u);
+  EXPECT_EQ(first.size, 100u);
+  EXPECT_FLOAT_EQ(first.weight, 5242.88f);
+  EXPECT_NEAR(first.estimated_bytes(), 524288, 1);
+  EXPECT_EQ(first.source, AllocationSource::Native);
+  EXPECT_EQ(p.threads()[first.thread].name, "server");
+  EXPECT_EQ(p.threads()[first.thread].os_thread_id, 100);
+  EXPECT_EQ(functions(p, first.stack), (std::vector<std::string>{"make_node", "main"}));
+
+  const Allocation& child = p.allocations[2];
+  EXPECT_EQ(child.process, 1u);
+  EXPECT_EQ(p.threads()[child.thread].process, 1u);
+  // Same frames once the allocator frame is gone, so the same stack.
+  EXPECT_EQ(child.stack, first.stack);
+  EXPECT_EQ(p.frames()[p.stacks()[child.stack].frames[0]].container, "server");
+  EXPECT_EQ(p.frames()[p.stacks()[child.stack].frames[0]].kind, FrameKind::Native);
+
+  ASSERT_EQ(p.frees.size(), 1u);
+  EXPECT_EQ(p.frees[0].address, 0xA000u);
+  EXPECT_EQ(p.frees[0].process, 0u);
+  EXPECT_EQ(p.frees[0].time_nanos, kStartNanos + 40);
+}
+
+TEST(ProfileFromNmprof, MergesChunksOfOneProcessAndKeepsUnidentifiedOnesApart) {
+  std::string path = testing::temp_path("merge.jfr");
+  int fd = open_new(path);
+  for (int64_t pid : {200, 200, 0}) {
+    NmprofChunk chunk(fd, pid ? pid : 999);
+    if (pid) chunk.process(1, "app");
+    uint64_t t = chunk.thread("main", 1);
+    uint64_t st = chunk.stack({{"f", "app"}}, true);
+    chunk.malloc(kStart + 1, t, st, 0x10, 8, 1);
+    chunk.append(kStart + 2);
+  }
+  close(fd);
+  Profile p = read_profile(path);
+  ASSERT_EQ(p.processes.size(), 2u);
+  EXPECT_EQ(p.processes[0].pid, 200);
+  EXPECT_EQ(p.processes[1].pid, 0);
+  ASSERT_EQ(p.allocations.size(), 3u);
+  EXPECT_EQ(p.allocations[0].process, 0u);
+  EXPECT_EQ(p.allocations[1].process, 0u);
+  EXPECT_EQ(p.allocations[2].process, 1u);
+  EXPECT_TRUE(p.stacks()[p.allocations[0].stack].truncated);
+  EXPECT_EQ(p.allocations[0].thread, p.allocations[1].thread);  // one thread of one process
+  EXPECT_NE(p.allocations[0].thread, p.allocations[2].thread);
+}
+
+TEST(ProfileFromNmprof, KeepsWhatATruncatedFileHoldsAndWarns) {
+  std::string path = testing::temp_path("truncated.jfr");
+  int fd = open_new(path);
+  NmprofChunk chunk(fd, 300);
+  chunk.process(1, "app");
+  uint64_t t = chunk.thread("main", 1);
+  uint64_t st = chunk.stack({{"f", "app"}});
+  chunk.malloc(kStart + 1, t, st, 0x10, 8, 1);
+  chunk.append(kStart + 2);
+  chunk.malloc(kStart + 3, t, st, 0x20, 8, 1);
+  chunk.append(kStart + 4);
+  close(fd);
+  auto bytes = testing::read_file(path);
+  bytes.resize(bytes.size() - 2);
+  Profile p = build_profile(bytes);
+  EXPECT_EQ(p.allocations.size(), 1u);
+  ASSERT_EQ(p.warnings.size(), 2u);
+  EXPECT_NE(p.warnings[0].find("truncated"), std::string::npos) << p.warnings[0];
+}
+
+TEST(AllocatorFrames, RecognisesAllocatorsAndTheirDecorations) {
+  for (const char* name :
+       {"malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_alloc", "memalign", "__libc_malloc",
+        "__GI___libc_malloc", "_int_malloc", "malloc_hook", "calloc_hook", "operator new(unsigned long)",
+        "operator new[](unsigned long, std::nothrow_t const&)", "operator delete(void*)"})
+    EXPECT_TRUE(is_allocator_frame({name, "libc.so.6", FrameKind::Native, -1})) << name;
+  for (const char* name : {"main", "malloc_trim_helper", "my_malloc", "xmalloc", "operator<<", "freelist_pop"})
+    EXPECT_FALSE(is_allocator_frame({name, "app", FrameKind::Native, -1})) << name;
+  EXPECT_FALSE(is_allocator_frame({"malloc", "Foo", FrameKind::JitCompiled, 12})) << "a Java method named malloc";
+}
+
+// --- A file shaped like async-profiler's -------------------------------------------
+
+// Its own type ids and layouts: Class and Thread with four fields, Malloc/Free
+// without weight.
+enum AsyncTypes : uint64_t {
+  kBool = 4,
+  kInt = 10,
+  kLong = 11,
+  kString = 20,
+  kClass = 21,
+  kThread = 22,
+  kFrameType = 24,
+  kStackTrace = 26,
+  kStackFrame = 27,
+  kMethod = 28,
+  kPackage = 29,
+  kSymbol = 30,
+  kLoader = 32,
+  kMalloc = 215,
+  kFree = 216,
+};
+
+jfr::FieldDecl field(std::string name, uint64_t type, bool pooled = false, bool array = false) {
+  return {std::move(name), type, pooled, array, {}};
+}
+
+jfr::Metadata async_profiler_metadata() {
+  jfr::Metadata m;
+  for (auto [name, id] : {std::pair{"boolean", kBool}, {"int", kInt}, {"long", kLong}, {"java.lang.String", kString}})
+    m.add({name, id, "", false, {}, {}});
+  m.add({"java.lang.Class",
+         kClass,
+         "",
+         false,
+         {},
+         {field("classLoader", kLoader, true), field("name", kSymbol, true), field("package", kPackage, true),
+          field("modifiers", kInt)}});
+  m.add({"java.lang.Thread",
+         kThread,
+         "",
+         false,
+         {},
+         {field("osName", kString), field("osThreadId", kLong), field("javaName", kString),
+          field("javaThreadId", kLong)}});
+  m.add({"jdk.types.ClassLoader", kLoader, "", false, {}, {field("type", kClass, true), field("name", kSymbol, true)}});
+  m.add({"jdk.types.FrameType", kFrameType, "", true, {}, {field("description", kString)}});
+  m.add({"jdk.types.StackTrace",
+         kStackTrace,
+         "",
+         false,
+         {},
+         {field("truncated", kBool), field("frames", kStackFrame, false, true)}});
+  m.add({"jdk.types.StackFrame",
+         kStackFrame,
+         "",
+         false,
+         {},
+         {field("method", kMethod, true), field("lineNumber", kInt), field("bytecodeIndex", kInt),
+          field("type", kFrameType, true)}});
+  m.add({"jdk.types.Method",
+         kMethod,
+         "",
+         false,
+         {},
+         {field("type", kClass, true), field("name", kSymbol, true), field("descriptor", kSymbol, true),
+          field("modifiers", kInt), field("hidden", kBool)}});
+  m.add({"jdk.types.Package", kPackage, "", false, {}, {field("name", kSymbol, true)}});
+  m.add({"jdk.types.Symbol", kSymbol, "", true, {}, {field("string", kString)}});
+  m.add({"profiler.Malloc",
+         kMalloc,
+         "jdk.jfr.Event",
+         false,
+         {},
+         {field("startTime", kLong), field("eventThread", kThread, true), field("stackTrace", kStackTrace, true),
+          field("address", kLong), field("size", kLong)}});
+  m.add({"profiler.Free",
+         kFree,
+         "jdk.jfr.Event",
+         false,
+         {},
+         {field("startTime", kLong), field("eventThread", kThread, true), field("stackTrace", kStackTrace, true),
+          field("address", kLong)}});
+  return m;
+}
+
+struct AsyncFrame {
+  const char* function;
+  const char* klass;
+  const char* descriptor;
+  uint8_t type;  // async-profiler's frame type keys: 0 interpreted .. 3 native, 4 C++
+};
+
+// Header, metadata (id 0x7FFFFFFF), events, then the one checkpoint, version 2.0.
+std::vector<uint8_t> async_profiler_file() {
+  jfr::ByteBuffer chunk;
+  for (size_t i = 0; i < jfr::kChunkHeaderSize; i++) chunk.put_u8(0);
+  async_profiler_metadata().encode(chunk, kStart, 0x7FFFFFFF);
+
+  const std::vector<std::vector<AsyncFrame>> stacks = {
+      {{"malloc_hook", "libasyncProfiler.so", "()L;", 3}, {"my_alloc", "app", "()L;", 3}, {"main", "app", "()L;", 3}},
+      {{"calloc_hook", "libasyncProfiler.so", "()L;", 3},
+       {"operator new(unsigned long)", "libstdc++.so.6", "()L;", 3},
+       {"JVM::allocate", "libjvm.so", "()L;", 4},
+       {"deflateBytes", "java/util/zip/Deflater", "(JJ)I", 3},
+       {"run", "java/lang/Thread", "()V", 0}},
+      {{"malloc_hook", "libasyncProfiler.so", "()L;", 3}},
+  };
+  jfr::ConstantPools pools;
+  std::vector<std::string> symbols;
+  auto symbol = [&](const std::string& text) {
+    for (size_t i = 0; i < symbols.size(); i++)
+      if (symbols[i] == text) return i + 1;
+    symbols.push_back(text);
+    return symbols.size();
+  };
+  uint64_t method_key = 0;
+  for (size_t s = 0; s < stacks.size(); s++) {
+    jfr::ByteBuffer trace;  // added last: add_entry's buffers move when a new pool starts
+    trace.put_varint(s + 1);
+    trace.put_bool(false);
+    trace.put_varint(stacks[s].size());
+    for (const auto& f : stacks[s]) {
+      method_key++;
+      auto& method = pools.add_entry(kMethod);
+      method.put_varint(method_key);
+      method.put_varint(method_key);  // one class per method, same key
+      method.put_varint(symbol(f.function));
+      method.put_varint(symbol(f.descriptor));
+      method.put_varint(0x100);
+      method.put_bool(false);
+      auto& klass = pools.add_entry(kClass);
+      klass.put_varint(method_key);
+      klass.put_varint(0);
+      klass.put_varint(symbol(f.klass));
+      klass.put_varint(0);
+      klass.put_varint(0);
+      trace.put_varint(method_key);
+      trace.put_varint(0);  // line 0, as async-profiler writes for native frames
+      trace.put_varint(0);
+      trace.put_varint(f.type);
+    }
+    pools.add_entry(kStackTrace).put_bytes(trace.data(), trace.size());
+  }
+  for (size_t i = 0; i < symbols.size(); i++) {
+    auto& e = pools.add_entry(kSymbol);
+    e.put_varint(i + 1);
+    e.put_string(symbols[i]);
+  }
+  const char* frame_types[] = {"Interpreted", "JIT compiled", "Inlined", "Native", "C++", "Kernel", "C1 compiled"};
+  for (uint64_t k = 0; k < 7; k++) {
+    auto& e = pools.add_entry(kFrameType);
+    e.put_varint(k);
+    e.put_string(frame_types[k]);
+  }
+  auto& thread = pools.add_entry(kThread);
+  thread.put_varint(1);
+  thread.put_string("async-main");
+  thread.put_varint(77);
+  thread.put_null_string();
+  thread.put_varint(0);
+
+  for (uint64_t i = 0; i < 3; i++) {
+    jfr::ByteBuffer f;
+    f.put_varint(kStart + 10 * (i + 1));
+    f.put_varint(1);
+    f.put_varint(i + 1);
+    f.put_varint(0x5000 + i);
+    f.put_varint(1000 * (i + 1));
+    testing::put_record(chunk, kMalloc, f);
+  }
+  jfr::ByteBuffer f;
+  f.put_varint(kStart + 40);
+  f.put_varint(1);
+  f.put_varint(0);
+  f.put_varint(0x5000);
+  testing::put_record(chunk, kFree, f);
+
+  uint64_t checkpoint = chunk.size();
+  pools.encode_checkpoint(chunk, kStart + 50, 0);
+  chunk.patch_be64(0, 0x464C520000020000ull);  // "FLR\0", version 2.0
+  chunk.patch_be64(8, chunk.size());
+  chunk.patch_be64(16, checkpoint);
+  chunk.patch_be64(24, jfr::kChunkHeaderSize);
+  chunk.patch_be64(32, kTestClock.start_nanos);
+  chunk.patch_be64(40, 50);
+  chunk.patch_be64(48, kStart);
+  chunk.patch_be64(56, kTestClock.ticks_per_second);
+  chunk.data()[67] = 1;  // flags: compressed integers
+  return {chunk.data(), chunk.data() + chunk.size()};
+}
+
+TEST(ProfileFromAsyncProfiler, ReadsUnweightedSamplesAndDropsHookFrames) {
+  std::vector<uint8_t> file = async_profiler_file();
+  jfr::ChunkHeader header = jfr::parse_chunk_header(file);
+  ASSERT_EQ(header.minor, 0);
+  Profile p = build_profile(file);
+  EXPECT_TRUE(p.warnings.empty()) << p.warnings[0];
+  ASSERT_EQ(p.processes.size(), 1u);
+  EXPECT_EQ(p.processes[0].pid, 0);
+  EXPECT_FALSE(p.processes[0].weighted);
+  ASSERT_EQ(p.allocations.size(), 3u);
+  for (size_t i = 0; i < 3; i++) {
+    EXPECT_EQ(p.allocations[i].weight, 1.0f);
+    EXPECT_EQ(p.allocations[i].size, 1000 * (i + 1));
+    EXPECT_EQ(p.allocations[i].address, 0x5000 + i);
+    EXPECT_EQ(p.threads()[p.allocations[i].thread].name, "async-main");
+  }
+  EXPECT_EQ(functions(p, p.allocations[0].stack), (std::vector<std::string>{"my_alloc", "main"}));
+  EXPECT_EQ(functions(p, p.allocations[1].stack), (std::vector<std::string>{"JVM::allocate", "deflateBytes", "run"}));
+  EXPECT_EQ(functions(p, p.allocations[2].stack), std::vector<std::string>{"malloc_hook"}) << "kept: nothing else";
+
+  const auto& frames = p.stacks()[p.allocations[1].stack].frames;
+  EXPECT_EQ(p.frames()[frames[0]].kind, FrameKind::Cpp);
+  EXPECT_EQ(p.frames()[frames[0]].line, -1);
+  EXPECT_EQ(p.frames()[frames[1]].kind, FrameKind::JavaNative);
+  EXPECT_EQ(p.frames()[frames[1]].container, "java.util.zip.Deflater");
+  EXPECT_EQ(p.frames()[frames[2]].kind, FrameKind::Interpreted);
+  EXPECT_EQ(p.frames()[frames[2]].container, "java.lang.Thread");
+  EXPECT_EQ(p.frames()[p.stacks()[p.allocations[0].stack].frames[0]].kind, FrameKind::Native);
+  ASSERT_EQ(p.frees.size(), 1u);
+  EXPECT_EQ(p.frees[0].address, 0x5000u);
+}
+
+}  // namespace
+}  // namespace nmprof::profile

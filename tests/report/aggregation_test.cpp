@@ -1,0 +1,163 @@
+// Aggregation by stack and function, live pairing and ages, on hand-built profiles
+// with known answers.
+#include "cli/report/aggregation.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cli/report/live_set.h"
+#include "tests/report/profile_maker.h"
+
+namespace nmprof::report {
+namespace {
+
+using testing::ProfileMaker;
+
+std::vector<uint32_t> all(const profile::Profile& p) {
+  std::vector<uint32_t> indexes(p.allocations.size());
+  for (uint32_t i = 0; i < indexes.size(); i++) indexes[i] = i;
+  return indexes;
+}
+
+const FunctionRow& row(const profile::Profile& p, const Aggregate& a, const std::string& function) {
+  for (const auto& r : a.functions)
+    if (r.frame != kNoFrame && p.frames()[r.frame].function == function) return r;
+  throw std::runtime_error("no row for " + function);
+}
+
+// Stacks (innermost first) and estimated bytes:
+//   a < b < main       1000 (100 B x weight 10) + 100 (50 B x 2) = 1100
+//   b < main            400
+//   c < b < c < main    500 (c twice: recursion)
+// Total 2000.
+struct Example {
+  ProfileMaker m;
+  uint32_t abm, bm, cbcm;
+  Example() {
+    uint32_t p = m.process(1, 0, 1000);
+    abm = m.stack({"a", "b", "main"});
+    bm = m.stack({"b", "main"});
+    cbcm = m.stack({"c", "b", "c", "main"});
+    m.alloc(p, abm, 1, 0x10, 100, 10);
+    m.alloc(p, bm, 2, 0x20, 400, 1);
+    m.alloc(p, abm, 3, 0x30, 50, 2);
+    m.alloc(p, cbcm, 4, 0x40, 500, 1);
+  }
+};
+
+TEST(Aggregation, SumsEstimatesByStack) {
+  Example e;
+  Aggregate a = aggregate(e.m.profile, all(e.m.profile));
+  EXPECT_EQ(a.totals.samples, 4u);
+  EXPECT_DOUBLE_EQ(a.totals.bytes, 2000);
+  EXPECT_DOUBLE_EQ(a.totals.count, 14);
+  ASSERT_EQ(a.stacks.size(), 3u);
+  EXPECT_EQ(a.stacks[0].stack, e.abm);
+  EXPECT_DOUBLE_EQ(a.stacks[0].totals.bytes, 1100);
+  EXPECT_DOUBLE_EQ(a.stacks[0].totals.count, 12);
+  EXPECT_EQ(a.stacks[0].totals.samples, 2u);
+  EXPECT_EQ(a.stacks[1].stack, e.cbcm);
+  EXPECT_EQ(a.stacks[2].stack, e.bm);
+  ASSERT_EQ(a.stacks[0].processes.size(), 1u);
+  EXPECT_DOUBLE_EQ(a.stacks[0].processes[0].second, 1100);
+}
+
+TEST(Aggregation, FunctionsGetSelfAndTotalWithRecursionCountedOnce) {
+  Example e;
+  const auto& p = e.m.profile;
+  Aggregate a = aggregate(p, all(p));
+  ASSERT_EQ(a.functions.size(), 4u);
+  std::vector<std::string> order;
+  for (const auto& r : a.functions) order.push_back(p.frames()[r.frame].function);
+  EXPECT_EQ(order, (std::vector<std::string>{"a", "c", "b", "main"}));  // by self bytes
+  EXPECT_DOUBLE_EQ(row(p, a, "a").self.bytes, 1100);
+  EXPECT_DOUBLE_EQ(row(p, a, "a").total.bytes, 1100);
+  EXPECT_DOUBLE_EQ(row(p, a, "b").self.bytes, 400);
+  EXPECT_DOUBLE_EQ(row(p, a, "b").total.bytes, 2000);
+  EXPECT_DOUBLE_EQ(row(p, a, "c").self.bytes, 500);
+  EXPECT_DOUBLE_EQ(row(p, a, "c").total.bytes, 500);
+  EXPECT_EQ(row(p, a, "c").total.samples, 1u);
+  EXPECT_DOUBLE_EQ(row(p, a, "main").self.bytes, 0);
+  EXPECT_DOUBLE_EQ(row(p, a, "main").total.bytes, 2000);
+  EXPECT_DOUBLE_EQ(row(p, a, "main").total.count, 14);
+}
+
+TEST(Aggregation, FramesOfOneFunctionShareARowAndEmptyStacksGetTheirOwn) {
+  ProfileMaker m;
+  uint32_t p = m.process(1, 0, 10);
+  profile::Stack lines;  // one Java method at two lines
+  lines.frames = {m.profile.add_frame({"run", "app.Worker", profile::FrameKind::Interpreted, 10}),
+                  m.profile.add_frame({"run", "app.Worker", profile::FrameKind::JitCompiled, 20})};
+  uint32_t java = m.profile.add_stack(lines);
+  m.alloc(p, java, 1, 0, 100);
+  m.alloc(p, m.profile.add_stack({}), 2, 0, 30);
+  Aggregate a = aggregate(m.profile, all(m.profile));
+  ASSERT_EQ(a.functions.size(), 2u);
+  EXPECT_DOUBLE_EQ(a.functions[0].self.bytes, 100);
+  EXPECT_DOUBLE_EQ(a.functions[0].total.bytes, 100);
+  EXPECT_EQ(a.functions[1].frame, kNoFrame);
+  EXPECT_DOUBLE_EQ(a.functions[1].self.bytes, 30);
+}
+
+TEST(Aggregation, AttributesStacksToProcesses) {
+  ProfileMaker m;
+  uint32_t p1 = m.process(1, 0, 10), p2 = m.process(2, 0, 10);
+  uint32_t st = m.stack({"f", "main"});
+  m.alloc(p1, st, 1, 0, 100);
+  m.alloc(p2, st, 1, 0, 300);
+  Aggregate a = aggregate(m.profile, all(m.profile));
+  ASSERT_EQ(a.stacks.size(), 1u);
+  ASSERT_EQ(a.stacks[0].processes.size(), 2u);
+  EXPECT_EQ(a.stacks[0].processes[0], (std::pair<uint32_t, double>{p2, 300}));
+  EXPECT_EQ(a.stacks[0].processes[1], (std::pair<uint32_t, double>{p1, 100}));
+}
+
+TEST(LiveSet, PairsFreesWithTheLatestLiveAllocationAtTheirAddress) {
+  ProfileMaker m;
+  uint32_t p0 = m.process(1, 0, 100), p1 = m.process(2, 0, 100);
+  uint32_t st = m.stack({"f"});
+  m.alloc(p0, st, 1, 0xA, 10);                // freed at 2
+  uint32_t a2 = m.alloc(p0, st, 3, 0xA, 20);  // the address reused: live
+  uint32_t a3 = m.alloc(p0, st, 4, 0xB, 30);  // live: the free at 6 takes the later one
+  m.alloc(p0, st, 5, 0xB, 40);                // freed at 6
+  m.alloc(p0, st, 8, 0xC, 50);                // freed at 8
+  uint32_t a6 = m.alloc(p1, st, 1, 0xA, 60);  // another process: untouched by p0's frees
+  // Frees in file order unlike time order.
+  m.free(p0, 6, 0xB);
+  m.free(p0, 2, 0xA);
+  m.free(p0, 7, 0xD);  // never allocated
+  m.free(p0, 0, 0xA);  // before any allocation at 0xA
+  m.free(p0, 8, 0xC);  // same time as its allocation
+  LiveSet live = live_allocations(m.profile);
+  EXPECT_EQ(live.allocations, (std::vector<uint32_t>{a2, a3, a6}));
+  EXPECT_EQ(live.matched_frees, 3u);
+  EXPECT_EQ(live.unmatched_frees, 2u);
+}
+
+TEST(LiveSet, IgnoresJavaHeapSamples) {
+  ProfileMaker m;
+  uint32_t p = m.process(1, 0, 10);
+  uint32_t java = m.alloc(p, m.stack({"f"}), 1, 0, 100);
+  m.profile.allocations[java].source = profile::AllocationSource::JavaHeap;
+  uint32_t native = m.alloc(p, m.stack({"g"}), 2, 0x10, 100);
+  EXPECT_EQ(live_allocations(m.profile).allocations, std::vector<uint32_t>{native});
+}
+
+TEST(AgeSummary, MedianOldestAndQuartersOfTheRecording) {
+  ProfileMaker m;
+  uint32_t p = m.process(1, 1000, 2000);
+  uint32_t st = m.stack({"f"});
+  std::vector<uint32_t> live = {m.alloc(p, st, 1000, 1, 100), m.alloc(p, st, 1100, 2, 100),
+                                m.alloc(p, st, 1900, 3, 100, 2)};
+  AgeSummary age = age_summary(m.profile, live);
+  EXPECT_EQ(age.oldest_nanos, 1000);
+  EXPECT_EQ(age.median_nanos, 900);  // 200 of the 400 bytes are 900 ns old or older
+  EXPECT_DOUBLE_EQ(age.share_by_quarter[0], 0.5);
+  EXPECT_DOUBLE_EQ(age.share_by_quarter[1], 0);
+  EXPECT_DOUBLE_EQ(age.share_by_quarter[2], 0);
+  EXPECT_DOUBLE_EQ(age.share_by_quarter[3], 0.5);
+}
+
+}  // namespace
+}  // namespace nmprof::report

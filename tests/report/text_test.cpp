@@ -1,0 +1,104 @@
+// Number formats, name shortening and text layout helpers of the reports.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "cli/report/frame_names.h"
+#include "cli/report/json_writer.h"
+#include "cli/report/text_layout.h"
+#include "cli/report/units.h"
+#include "tests/report/profile_maker.h"
+
+namespace nmprof::report {
+namespace {
+
+TEST(Units, BytesInBinaryUnitsWithThreeDigits) {
+  EXPECT_EQ(format_bytes(0), "0 B");
+  EXPECT_EQ(format_bytes(1023), "1023 B");
+  EXPECT_EQ(format_bytes(1024), "1.00 KiB");
+  EXPECT_EQ(format_bytes(1536), "1.50 KiB");
+  EXPECT_EQ(format_bytes(10 << 20), "10.0 MiB");
+  EXPECT_EQ(format_bytes(300.0 * (1 << 30)), "300 GiB");
+  EXPECT_EQ(format_bytes(1024.0 * 1024 - 1), "1.00 MiB");
+  EXPECT_EQ(format_bytes(5e9), "4.66 GiB");
+}
+
+TEST(Units, CountsDurationsAndPercentages) {
+  EXPECT_EQ(format_count(812.4), "812");
+  EXPECT_EQ(format_count(12345), "12,345");
+  EXPECT_EQ(format_count(99999.4), "99,999");
+  EXPECT_EQ(format_count(123456), "123K");
+  EXPECT_EQ(format_count(1234567), "1.23M");
+  EXPECT_EQ(counted(1, "sample", "samples"), "1 sample");
+  EXPECT_EQ(counted(2000, "sample", "samples"), "2,000 samples");
+  EXPECT_EQ(format_duration(850'000), "850 us");
+  EXPECT_EQ(format_duration(12'000'000), "12 ms");
+  EXPECT_EQ(format_duration(3'400'000'000), "3.4 s");
+  EXPECT_EQ(format_duration(125'000'000'000), "2m 05s");
+  EXPECT_EQ(format_duration(3'720'000'000'000), "1h 02m");
+  EXPECT_EQ(format_percent(0.349), "34.9%");
+  EXPECT_EQ(format_percent(1), "100.0%");
+}
+
+TEST(FrameNames, ShortenHidesTemplatesThenParametersThenCutsTheFront) {
+  const std::string name =
+      "std::_Hashtable<int, std::pair<int const, Widget>>::_M_insert(std::pair<int const, Widget>&&)";
+  EXPECT_EQ(shorten(name, 200), name);
+  EXPECT_EQ(shorten(name, 60), "std::_Hashtable<...>::_M_insert(std::pair<...>&&)");
+  EXPECT_EQ(shorten(name, 40), "std::_Hashtable<...>::_M_insert(...)");
+  EXPECT_EQ(shorten(name, 20), "...>::_M_insert(...)");
+  EXPECT_EQ(shorten("operator<<(std::ostream&, Foo const&)", 20), "operator<<(...)");
+  EXPECT_EQ(shorten("com.example.store.cache.Cache.load:12", 30), "c.e.s.c.Cache.load:12");
+  EXPECT_EQ(shorten("libfoo.so+0x1a2b", 10), "...+0x1a2b");
+}
+
+TEST(FrameNames, JavaFramesNameTheirClassAndKind) {
+  profile::Frame java{"load", "com.example.Cache", profile::FrameKind::JitCompiled, 42};
+  EXPECT_EQ(function_name(java), "com.example.Cache.load");
+  EXPECT_EQ(frame_name(java), "com.example.Cache.load:42");
+  EXPECT_EQ(frame_location(java), "jit");
+  EXPECT_EQ(function_location(java), "");
+  profile::Frame native{"parse(char const*)", "libapp.so", profile::FrameKind::Native, -1};
+  EXPECT_EQ(frame_name(native), "parse(char const*)");
+  EXPECT_EQ(frame_location(native), "libapp.so");
+}
+
+TEST(FrameNames, OneLineStacksEndWithAnEllipsisWhenTheyDoNotFit) {
+  testing::ProfileMaker m;
+  uint32_t st = m.stack({"Parser<int>::parse(char const*)", "load_config()", "main"});
+  const auto& stack = m.profile.stacks()[st];
+  EXPECT_EQ(one_line_stack(m.profile, stack, 100), "Parser<...>::parse < load_config < main");
+  EXPECT_EQ(one_line_stack(m.profile, stack, 34), "Parser<...>::parse < ...");
+  EXPECT_EQ(one_line_stack(m.profile, m.profile.stacks()[m.profile.add_stack({})], 40), "(no stack)");
+}
+
+TEST(TextLayout, WrapsAtSpacesAndQuotesPaths) {
+  std::ostringstream out;
+  write_wrapped(out, "note: ", "one two three four", 16);
+  EXPECT_EQ(out.str(), "note: one two\n      three four\n");
+  std::ostringstream long_word;
+  write_wrapped(long_word, "more: ", "nmprof report /a/very/long/path.jfr --live", 20);
+  EXPECT_EQ(long_word.str(), "more: nmprof report\n      /a/very/long/path.jfr\n      --live\n");
+  EXPECT_EQ(cut_end("./server --port 8080", 12), "./server ...");
+  EXPECT_EQ(shell_quote("/tmp/a.jfr"), "/tmp/a.jfr");
+  EXPECT_EQ(shell_quote("/tmp/my file's.jfr"), "'/tmp/my file'\\''s.jfr'");
+}
+
+TEST(JsonWriter, EscapesStringsAndReplacesInvalidUtf8) {
+  std::ostringstream out;
+  JsonWriter json(out);
+  json.begin_object();
+  json.field("s", std::string_view("a\"b\\c\n\x01 \xC3\xA9 \xFF"));
+  json.field("n", 1.5);
+  json.field("i", int64_t{-3});
+  json.key("list");
+  json.begin_array();
+  json.end_array();
+  json.end_object();
+  EXPECT_EQ(out.str(),
+            "{\n  \"s\": \"a\\\"b\\\\c\\u000a\\u0001 \xC3\xA9 \\ufffd\",\n  \"n\": 1.5,\n  \"i\": -3,\n"
+            "  \"list\": []\n}\n");
+}
+
+}  // namespace
+}  // namespace nmprof::report
