@@ -93,7 +93,6 @@ Settings settings_of(const AgentOptions& o, AgentMode mode) {
 
 void* on_sampled_allocation(void* p, size_t size) {
   ThreadState& t = t_state;
-  if (t.random == 0) t.tid = static_cast<int>(gettid());
   if (!Sampler::confirm(t, size)) return p;
   if (p && g_agent && g_agent->recording.load(std::memory_order_relaxed)) {
     AgentGuard guard;

@@ -91,7 +91,7 @@ void Recorder::append_prelude() {
 
 uint32_t Recorder::thread_entry(ThreadState& t) {
   if (t.recorder_generation == generation_) return t.thread_entry;
-  ThreadEntry entry{t.tid, {}};
+  ThreadEntry entry{t.id(), {}};
   prctl(PR_GET_NAME, entry.name);
   threads_.push_back(entry);
   t.thread_entry = static_cast<uint32_t>(threads_.size());
@@ -112,12 +112,12 @@ void Recorder::record_allocation(ThreadState& t, const CallStack& stack, uint64_
                                  float weight) {
   // Our own thread already holds the lock only when fork()'s prepare handler or a
   // signal interrupted the recorder: drop the sample rather than deadlock.
-  if (lock_.owner() == t.tid) {
+  if (lock_.owner() == t.id()) {
     lost_samples_++;
     return;
   }
   uint64_t now = monotonic_ticks();
-  lock_.lock(t.tid);
+  lock_.lock(t.id());
   if (active_ && !file_.failed()) {
     uint32_t thread = thread_entry(t);
     bool added;
@@ -148,16 +148,16 @@ void Recorder::maybe_flush(uint64_t now) {
 }
 
 bool Recorder::take_block(ThreadState& t, uintptr_t address, LiveHeap::Block* block, uint64_t* taken_at) {
-  if (!live_ || lock_.owner() == t.tid) return false;
+  if (!live_ || lock_.owner() == t.id()) return false;
   *taken_at = monotonic_ticks();
-  lock_.lock(t.tid);
+  lock_.lock(t.id());
   bool taken = active_ && live_->remove(address, block);
   lock_.unlock();
   return taken;
 }
 
 void Recorder::settle_block(ThreadState& t, const LiveHeap::Block& block, uint64_t taken_at, bool freed) {
-  lock_.lock(t.tid);
+  lock_.lock(t.id());
   if (active_ && !freed)
     live_->insert(block);
   else if (active_)
@@ -166,9 +166,9 @@ void Recorder::settle_block(ThreadState& t, const LiveHeap::Block& block, uint64
 }
 
 void Recorder::record_free(ThreadState& t, uintptr_t address) {
-  if (!live_ || lock_.owner() == t.tid) return;
+  if (!live_ || lock_.owner() == t.id()) return;
   uint64_t now = monotonic_ticks();
-  lock_.lock(t.tid);
+  lock_.lock(t.id());
   LiveHeap::Block block;
   if (active_ && live_->remove(address, &block)) append_free(t, address, now);
   lock_.unlock();
@@ -276,7 +276,7 @@ void Recorder::before_fork() { lock_.lock(current_tid()); }
 void Recorder::after_fork_in_parent() { lock_.unlock(); }
 
 void Recorder::after_fork_in_child() {
-  t_state.tid = current_tid();
+  t_state.tid_ = current_tid();
   // Drops the parent's unwritten events (the parent writes them) and its live blocks.
   if (active_) begin_generation();
   lock_.unlock();

@@ -11,6 +11,7 @@ namespace nmprof {
 
 class SpinLock {
  public:
+  // self: the caller's thread id, never 0 (0 means free).
   void lock(int self) {
     for (int spins = 0;; spins++) {
       int expected = 0;

@@ -2,6 +2,8 @@
 // of it without any call, lock or allocation.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstdint>
 
 namespace nmprof {
@@ -18,7 +20,7 @@ struct ThreadState {
   uint64_t random;             // xorshift state; 0 until the thread's first sampled-path visit
   int64_t saved_countdown;     // bytes_until_sample while an AgentGuard is active
   int guard_depth;
-  int tid;
+  int tid_;  // 0 until id() first asks; reset by the recorder after fork()
   uint32_t recorder_generation;  // generation of the recorder the cached thread entry belongs to
   uint32_t thread_entry;         // the recorder's entry for this thread
   uintptr_t stack_low;           // bounds the stack walker may read, 0 until known
@@ -28,6 +30,12 @@ struct ThreadState {
   // The module of the last frame unwound: consecutive frames mostly share one.
   const Module* last_module;
   uint64_t last_module_generation;
+
+  // This thread's OS id (never 0: the recorder's lock tells owners apart by it).
+  int id() {
+    if (tid_ == 0) tid_ = static_cast<int>(gettid());
+    return tid_;
+  }
 };
 
 extern __thread ThreadState t_state __attribute__((tls_model("initial-exec")));

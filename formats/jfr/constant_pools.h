@@ -18,6 +18,8 @@ class ConstantPools {
   explicit ConstantPools(std::initializer_list<uint64_t> types);
 
   // Starts a new entry of `type` and returns the buffer its key and value go into.
+  // The reference stays valid until an entry of a type not seen before is added
+  // (never, for the types given to the constructor).
   ByteBuffer& add_entry(uint64_t type);
   bool empty() const;
   void clear();

@@ -1,0 +1,28 @@
+"""The agent lives in other people's processes: it needs nothing but libc and
+exports nothing but its entry points."""
+
+import subprocess
+
+from conftest import nmprof_path
+
+ALLOWED_NEEDED = {"libc.so.6", "libm.so.6", "ld-linux-x86-64.so.2"}
+ALLOWED_EXPORTS = {"Agent_OnLoad", "Agent_OnAttach", "Agent_OnUnload"}
+
+
+def agent():
+    return nmprof_path().parent.parent / "lib" / "nmprof" / "libnmprof.so"
+
+
+def test_runtime_dependencies_are_libc_only():
+    dynamic = subprocess.run(["readelf", "-d", str(agent())], capture_output=True, text=True, check=True).stdout
+    needed = {line.split("[")[1].rstrip("]") for line in dynamic.splitlines() if "(NEEDED)" in line}
+    assert needed <= ALLOWED_NEEDED, needed
+    ldd = subprocess.run(["ldd", str(agent())], capture_output=True, text=True, check=True).stdout
+    assert "libstdc++" not in ldd and "libgcc_s" not in ldd, ldd
+
+
+def test_only_entry_points_are_exported():
+    symbols = subprocess.run(["nm", "-D", "--defined-only", str(agent())], capture_output=True, text=True,
+                             check=True).stdout
+    exported = {line.split()[-1] for line in symbols.splitlines() if line.strip()}
+    assert exported <= ALLOWED_EXPORTS, exported - ALLOWED_EXPORTS

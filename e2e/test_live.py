@@ -1,0 +1,94 @@
+"""Heap-live: which stacks still hold memory at the end, and nothing else."""
+
+import math
+
+import pytest
+
+from conftest import jfr_events, report_json, run, stack_of
+
+
+def live_by_top_function(report):
+    return {s["frames"][0]["function"]: s for s in report["stacks"]}
+
+
+def sigma(size, count, interval):
+    p = -math.expm1(-size / interval)
+    return math.sqrt(count * size * size * (1 - p) / p)
+
+
+def test_live_view_shows_the_leak_and_nothing_that_was_freed(nmprof, programs, tmp_path):
+    threads, leaks = 4, 20000
+    out = tmp_path / "live.jfr"
+    result = run(nmprof, "run", "--nativemem", "64k", "-o", out, "--", programs.c("live_leak.c"), threads, leaks,
+                 check=0)
+    leak_bytes, chain_bytes = map(int, result.stdout.split())
+    report = report_json(nmprof, out, "--live", "--top", "50")
+    assert report["view"] == "live"
+    live = live_by_top_function(report)
+    interval = 64 * 1024
+
+    leak = live["site_leak"]["estimated_bytes"]
+    assert abs(leak - leak_bytes) <= 5 * sigma(1000, threads * leaks, interval), (leak, leak_bytes)
+    chains = threads * ((leaks + 19) // 20)
+    chain = sum(s["estimated_bytes"] for s in report["stacks"]
+                if [f["function"] for f in s["frames"][:2]] == ["site_chain", "site_chain_leak"])
+    assert abs(chain - chain_bytes) <= 5 * sigma(20000, chains, interval) + 0.01 * chain_bytes, (chain, chain_bytes)
+
+    # Everything else was freed: on its thread, on another thread, after realloc chains.
+    freed_sites = {"site_churn", "site_cross_thread"}
+    assert not freed_sites & set(live), sorted(live)
+    chain_freed = [s for s in report["stacks"]
+                   if [f["function"] for f in s["frames"][:2]] == ["site_chain", "site_chain_freed"]]
+    assert not chain_freed
+    explained = leak + chain
+    assert report["totals"]["estimated_bytes"] < 1.05 * explained
+
+    # The allocation view still has the freed sites, with many frees matched.
+    allocated = report_json(nmprof, out, "--top", "50")
+    tops = {s["frames"][0]["function"] for s in allocated["stacks"]}
+    assert {"site_churn", "site_cross_thread", "site_leak"} <= tops
+    assert allocated["live"]["matched_frees"] > 1000
+    assert allocated["live"]["unmatched_frees"] == 0
+
+
+def test_frees_are_recorded_only_for_tracked_blocks(nmprof, programs, tmp_path):
+    out = tmp_path / "frees.jfr"
+    run(nmprof, "run", "--nativemem", "64k", "-o", out, "--", programs.c("live_leak.c"), 1, 2000, check=0)
+    mallocs = jfr_events(out, "profiler.Malloc")
+    frees = jfr_events(out, "profiler.Free")
+    sampled = {e["values"]["address"] for e in mallocs}
+    assert frees and all(f["values"]["address"] in sampled for f in frees)
+    assert all(f["values"]["stackTrace"] is None or not f["values"]["stackTrace"]["frames"] for f in frees)
+    # Far fewer free events than frees: only sampled blocks are followed.
+    assert len(frees) <= len(mallocs)
+
+
+def test_live_tracking_can_be_turned_off(nmprof, programs, tmp_path):
+    out = tmp_path / "off.jfr"
+    env_run = run(nmprof, "run", "--nativemem", "64k", "-o", out, "--", programs.c("live_leak.c"), 1, 2000, check=0)
+    assert env_run.returncode == 0
+    # Through the agent's own option string.
+    import os, subprocess
+    agent = nmprof.parent.parent / "lib" / "nmprof" / "libnmprof.so"
+    off = tmp_path / "agent-off.jfr"
+    env = dict(os.environ, LD_PRELOAD=str(agent), NMPROF_OPTIONS=f"nativemem=64k,live=false,file={off}")
+    subprocess.run([str(programs.c("live_leak.c")), "1", "2000"], env=env, check=True, capture_output=True)
+    assert jfr_events(off, "profiler.Malloc")
+    assert not jfr_events(off, "profiler.Free")
+    settings = {e["values"]["name"]: e["values"]["value"] for e in jfr_events(off, "jdk.ActiveSetting")}
+    assert settings["live"] == "false"
+    report = report_json(nmprof, off)
+    assert report["live"] is None
+
+
+def test_the_tracking_cap_is_reported(nmprof, programs, tmp_path):
+    import os, subprocess
+    agent = nmprof.parent.parent / "lib" / "nmprof" / "libnmprof.so"
+    out = tmp_path / "cap.jfr"
+    env = dict(os.environ, LD_PRELOAD=str(agent), NMPROF_OPTIONS=f"nativemem=64k,maxtracked=50,file={out}")
+    subprocess.run([str(programs.c("live_leak.c")), "1", "20000"], env=env, check=True, capture_output=True)
+    report = report_json(nmprof, out)
+    stats = report["processes"][0]["statistics"]
+    assert stats["untrackedSamples"] > 0
+    assert stats["trackedBlocks"] <= 50
+    assert any("untracked" in n or "overstate" in n for n in report["notes"]), report["notes"]
