@@ -23,8 +23,11 @@ bool ObjectBytes::read(uintptr_t address, void* out, size_t size) {
   }
   if (!window_.contains(address, size)) {
     if (size > kWindow) return read_self(address, out, size);
-    // Centred on the request: both binary searches and backward chains stay inside.
-    uintptr_t begin = address - std::min<uintptr_t>(address - object_.begin, (kWindow - size) / 2);
+    // The whole object if it fits, else a window centred on the request, where
+    // the next reads of a binary search or a backward chain are likely to be.
+    uintptr_t begin = object_.end - object_.begin <= kWindow
+                          ? object_.begin
+                          : address - std::min<uintptr_t>(address - object_.begin, (kWindow - size) / 2);
     uintptr_t end = begin + std::min<uintptr_t>(kWindow, object_.end - begin);
     window_ = {};
     if (!read_self(begin, bytes_, end - begin)) return false;

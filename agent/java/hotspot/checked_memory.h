@@ -30,14 +30,13 @@ class ObjectBytes {
  public:
   ObjectBytes(AddressRange object, bool mapped) : object_(object), mapped_(mapped) {}
 
-  AddressRange range() const { return object_; }
   // All of [address, address + size) must lie in the object.
   bool read(uintptr_t address, void* out, size_t size);
   // Up to `size` bytes, fewer at the end of the object; how many were read.
   size_t read_some(uintptr_t address, void* out, size_t size);
 
  private:
-  static constexpr size_t kWindow = 512;
+  static constexpr size_t kWindow = 2048;
 
   AddressRange object_;
   bool mapped_;

@@ -104,17 +104,21 @@ std::optional<CodeBlobView> CodeCache::find_blob(uintptr_t pc) const {
     if (heaps_[i].reserved.contains(pc, 1)) heap = &heaps_[i];
   }
   if (!heap) return std::nullopt;
-  AddressRange committed{heap->reserved.begin, static_cast<uintptr_t>(load(heap->object + l.heap_memory, l.space_high))};
+  uintptr_t committed_end = static_cast<uintptr_t>(load(heap->object + l.heap_memory, l.space_high));
+  AddressRange committed{heap->reserved.begin, committed_end};
   uintptr_t segmap_end = static_cast<uintptr_t>(load(heap->object + l.heap_segmap, l.space_high));
   if (!committed.contains(pc, 1) || segmap_end <= heap->segmap) return std::nullopt;
 
   size_t segment = (pc - committed.begin) >> heap->log2_segment_size;
   if (segment >= segmap_end - heap->segmap) return std::nullopt;
+  // Other threads may be rewriting the map meanwhile: each entry is loaded once.
   const uint8_t* map = reinterpret_cast<const uint8_t*>(heap->segmap);
-  if (map[segment] == kFreeSegment) return std::nullopt;
-  for (int hops = 0; map[segment] > 0; hops++) {
-    if (map[segment] > segment || hops == kMaxHops) return std::nullopt;
-    segment -= map[segment];
+  uint8_t hop = __atomic_load_n(&map[segment], __ATOMIC_RELAXED);
+  if (hop == kFreeSegment) return std::nullopt;
+  for (int hops = 0; hop > 0; hops++) {
+    if (hop > segment || hops == kMaxHops) return std::nullopt;
+    segment -= hop;
+    hop = __atomic_load_n(&map[segment], __ATOMIC_RELAXED);
   }
 
   uintptr_t block = committed.begin + (segment << heap->log2_segment_size);

@@ -22,7 +22,7 @@ size_t decode_debug_int(const uint8_t* bytes, size_t available, bool exclude_zer
 
 class NmethodDebugInfo {
  public:
-  // The ranges of `nmethod`'s PcDescs and scopes; false if they look wrong. JDK 24+
+  // The ranges of `nmethod`'s PcDescs and scopes; false if they look wrong. JDK 25
   // keeps them outside the code cache, so they are then read fault-safely.
   bool open(const VmLayout& layout, const CodeBlobView& nmethod);
 

@@ -76,6 +76,23 @@ int compiled_virtual_frames(NmethodDebugInfo& info, uintptr_t pc, bool first, ui
 
 }  // namespace
 
+// What frame::safe_for_sender says of a frame's caller at `pc`: vframeStreamForte
+// ends its trace at a frame whose caller is not Java code or the call stub, or
+// whose return address was redirected to its nmethod's deoptimization handler.
+JavaStack::Caller JavaStack::caller_kind(uintptr_t pc, std::optional<CodeBlobView>& blob) const {
+  if (code_.in_interpreter(pc) || code_.is_call_stub_return(pc)) return Caller::kJava;
+  blob = code_.find_blob(pc);
+  if (!blob) return Caller::kUnknown;
+  if (blob->kind == BlobKind::kOther) return Caller::kEndsTrace;
+  const void* header = reinterpret_cast<const void*>(blob->blob.begin);
+  auto handler = [&](const AddressRef& ref) {
+    uintptr_t value = ref.field.address_in(header);
+    return ref.base == AddressRef::Base::kBlob ? blob->blob.begin + value : value;
+  };
+  if (pc == handler(layout_.deopt_handler) || pc == handler(layout_.deopt_mh_handler)) return Caller::kEndsTrace;
+  return Caller::kJava;
+}
+
 WalkEnd JavaStack::walk(uintptr_t thread, uintptr_t sp, JavaFrameVisitor& visitor) const {
   const VmLayout& l = layout_;
   const void* t = reinterpret_cast<const void*>(thread);
@@ -92,9 +109,11 @@ WalkEnd JavaStack::walk(uintptr_t thread, uintptr_t sp, JavaFrameVisitor& visito
   if (!frame_of_anchor(l, stack, anchor, &frame)) return WalkEnd::kFailed;
 
   bool first = true;
+  std::optional<CodeBlobView> blob;  // of frame.pc, once looked up
   for (int step = 0; step < kMaxPhysicalFrames; step++) {
     Frame sender;
-    if (code_.is_call_stub_return(frame.pc)) {
+    bool entry = code_.is_call_stub_return(frame.pc);
+    if (entry) {
       // An entry frame: the JavaCallWrapper in its C++ caller saved the anchor of
       // the Java frames that called out to that C++ code, if any.
       uintptr_t wrapper;
@@ -118,23 +137,13 @@ WalkEnd JavaStack::walk(uintptr_t thread, uintptr_t sp, JavaFrameVisitor& visito
       }
       sender.sp = frame.fp + 2 * kWord;
     } else {
-      std::optional<CodeBlobView> blob = code_.find_blob(frame.pc);
+      if (!blob) blob = code_.find_blob(frame.pc);
       if (!blob) return WalkEnd::kFailed;
       const void* header = reinterpret_cast<const void*>(blob->blob.begin);
       if (blob->kind == BlobKind::kNmethod) {
         NmethodDebugInfo info;
         if (!info.open(l, *blob)) return WalkEnd::kFailed;
-        uintptr_t pc = frame.pc;
-        auto handler = [&](const AddressRef& ref) {
-          uintptr_t value = ref.field.address_in(header);
-          return ref.base == AddressRef::Base::kBlob ? blob->blob.begin + value : value;
-        };
-        if (pc == handler(l.deopt_handler) || pc == handler(l.deopt_mh_handler)) {
-          // Deoptimized: the return address was redirected, the original saved in the frame.
-          uintptr_t saved = frame.unextended_sp + static_cast<uintptr_t>(l.orig_pc_offset.value_in(header));
-          if (!stack.word(saved, &pc) || !blob->code.contains(pc, 0)) return WalkEnd::kFailed;
-        }
-        int virtual_frames = compiled_virtual_frames(info, pc, first, anchor_pc);
+        int virtual_frames = compiled_virtual_frames(info, frame.pc, first, anchor_pc);
         if (virtual_frames == 0) return WalkEnd::kFailed;
         int64_t level = l.comp_level ? l.comp_level->value_in(header) : 0;
         if (!visitor.visit({JavaFrameKind::kCompiled, virtual_frames, level >= 1 && level <= 3})) {
@@ -148,6 +157,14 @@ WalkEnd JavaStack::walk(uintptr_t thread, uintptr_t sp, JavaFrameVisitor& visito
       if (!sender_by_size(stack, frame, blob->frame_words, &sender)) return WalkEnd::kFailed;
     }
     if (sender.sp <= frame.sp) return WalkEnd::kFailed;
+    blob.reset();
+    if (!entry) {
+      switch (caller_kind(sender.pc, blob)) {
+        case Caller::kJava: break;
+        case Caller::kEndsTrace: return WalkEnd::kEndOfStack;
+        case Caller::kUnknown: return WalkEnd::kFailed;
+      }
+    }
     frame = sender;
   }
   return WalkEnd::kFailed;

@@ -4,14 +4,16 @@
 // by their rbp chain, compiled frames and native method wrappers by the frame size
 // of their CodeBlob, stubs skipped, and entry frames (C++ calling Java through the
 // call stub) continued from the anchor their JavaCallWrapper saved. Each compiled
-// frame's virtual frames are counted from its nmethod's debug information.
+// frame's virtual frames are counted from its nmethod's debug information. Where
+// AsyncGetCallTrace ends a trace early (a deoptimized caller), so does the walk.
 //
 // Reads only the thread's stack above the caller's sp, its JavaThread, committed
-// code heap memory, and (JDK 24+) nmethod debug information through fault-safe
+// code heap memory, and (JDK 25) nmethod debug information through fault-safe
 // copies. No lock, no allocation.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "agent/java/hotspot/code_cache.h"
 #include "agent/java/hotspot/vm_layout.h"
@@ -50,6 +52,10 @@ class JavaStack {
   WalkEnd walk(uintptr_t thread, uintptr_t sp, JavaFrameVisitor& visitor) const;
 
  private:
+  enum class Caller { kJava, kEndsTrace, kUnknown };
+  // Also gives the caller's blob, if it has one.
+  Caller caller_kind(uintptr_t pc, std::optional<CodeBlobView>& blob) const;
+
   const VmLayout& layout_;
   const CodeCache& code_;
 };

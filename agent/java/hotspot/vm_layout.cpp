@@ -152,14 +152,14 @@ bool resolve_vm_layout(const VmStructs& vm, VmLayout* layout, std::string* why_n
 
   l.nmethod_size = r.size("nmethod");
   l.comp_level = r.optional_field({"nmethod", "CompiledMethod"}, "_comp_level");
-  l.orig_pc_offset = r.field({"nmethod"}, "_orig_pc_offset");
-  l.deopt_handler = pointer_or_offset(r, {"nmethod", "CompiledMethod"}, "_deopt_handler_begin", "_deopt_handler_offset");
+  l.deopt_handler =
+      pointer_or_offset(r, {"nmethod", "CompiledMethod"}, "_deopt_handler_begin", "_deopt_handler_offset");
   l.deopt_mh_handler =
       pointer_or_offset(r, {"nmethod", "CompiledMethod"}, "_deopt_mh_handler_begin", "_deopt_mh_handler_offset");
   l.immutable_data = r.optional_field({"nmethod"}, "_immutable_data");
   FieldRef pcs_offset = r.field({"nmethod"}, "_scopes_pcs_offset");
   if (l.immutable_data) {
-    // JDK 24+: scopes pcs, then scopes data, in the immutable data on the C heap.
+    // JDK 25: scopes pcs, then scopes data, in the immutable data on the C heap.
     l.immutable_data_size = r.field({"nmethod"}, "_immutable_data_size");
     FieldRef data_offset = r.field({"nmethod"}, "_scopes_data_offset");
     l.pcs_begin = {pcs_offset, AddressRef::Base::kImmutableData};
@@ -202,7 +202,7 @@ bool resolve_vm_layout(const VmStructs& vm, VmLayout* layout, std::string* why_n
       in(l.code_blob_size, 0, {l.blob_name, l.blob_size, l.blob_frame_size, l.code_begin.field, l.code_end.field}) &&
       (!l.blob_kind || in(l.code_blob_size, 0, {*l.blob_kind})) &&
       in(l.nmethod_size, 0,
-         {l.orig_pc_offset, l.deopt_handler.field, l.deopt_mh_handler.field, l.pcs_begin.field, l.pcs_end.field,
+         {l.deopt_handler.field, l.deopt_mh_handler.field, l.pcs_begin.field, l.pcs_end.field,
           l.scopes_begin.field, l.scopes_end.field}) &&
       (!l.comp_level || in(l.nmethod_size, 0, {*l.comp_level})) &&
       (!l.immutable_data || in(l.nmethod_size, 0, {*l.immutable_data})) &&

@@ -42,7 +42,7 @@ struct FieldRef {
 };
 
 // An address-valued property of an nmethod: a pointer field, or an offset field
-// added to the nmethod's start or to its immutable data (JDK 24+).
+// added to the nmethod's start or to its immutable data (JDK 25).
 struct AddressRef {
   enum class Base : uint8_t { kNone, kBlob, kImmutableData };
   FieldRef field;
@@ -83,16 +83,15 @@ struct VmLayout {
   // CodeBlob
   uint64_t code_blob_size = 0;
   FieldRef blob_name, blob_size, blob_frame_size;
-  std::optional<FieldRef> blob_kind;  // JDK 23+; before, blobs are told apart by name
+  std::optional<FieldRef> blob_kind;  // JDK 25; JDK 17 blobs are told apart by name
   int kind_nmethod = 0;
   AddressRef code_begin, code_end;
 
   // nmethod
   uint64_t nmethod_size = 0;
   std::optional<FieldRef> comp_level;  // without it C1 code is not told from C2 code
-  FieldRef orig_pc_offset;
   AddressRef deopt_handler, deopt_mh_handler;
-  std::optional<FieldRef> immutable_data, immutable_data_size;  // JDK 24+
+  std::optional<FieldRef> immutable_data, immutable_data_size;  // JDK 25: debug info on the C heap
   AddressRef pcs_begin, pcs_end, scopes_begin, scopes_end;
 
   // PcDesc and the debug information stream
