@@ -5,11 +5,14 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 #include "agent/got_patcher.h"
 #include "agent/hook_events.h"
 #include "agent/hook_table.h"
+#include "agent/java/java_stacks.h"
+#include "agent/java/jvm_launch.h"
 #include "agent/log.h"
 #include "agent/modules.h"
 #include "agent/native_frames.h"
@@ -17,6 +20,7 @@
 #include "agent/sampler.h"
 #include "agent/stack_capture.h"
 #include "agent/termination_signals.h"
+#include "agent/thread_scratch.h"
 #include "agent/thread_state.h"
 
 namespace nmprof {
@@ -33,38 +37,18 @@ struct Agent {
   GotPatcher patcher{reinterpret_cast<const void*>(&start_agent)};
   SpinLock library_change_lock;
   std::atomic<bool> recording{false};
-  pthread_key_t scratch_key;
+  std::atomic<JavaStacks*> java{nullptr};
+  AgentMode mode;
 };
 
 Agent* g_agent = nullptr;
 
-void free_thread_scratch(void* p) {
-  t_state.scratch_frames = nullptr;
-  t_state.row_cache = nullptr;
-  free(p);
-}
-
-// The thread's buffers for capturing a stack, in one allocation: its row cache,
-// stackdepth frames, then the pcs of the walk (which also sees the agent's frames).
-CallFrame* thread_scratch(ThreadState& t) {
-  if (!t.scratch_frames) {
-    size_t depth = g_agent->options.stack_depth;
-    void* p = calloc(1, sizeof(RowCache) + depth * sizeof(CallFrame) +
-                            (depth + StackCapture::kAgentFrames) * sizeof(uintptr_t));
-    if (!p) return nullptr;
-    t.row_cache = static_cast<RowCache*>(p);
-    t.scratch_frames = reinterpret_cast<CallFrame*>(t.row_cache + 1);
-    pthread_setspecific(g_agent->scratch_key, p);
-  }
-  return t.scratch_frames;
-}
-
 void record_sample(ThreadState& t, void* p, size_t size) {
-  CallFrame* frames = thread_scratch(t);
-  if (!frames) return;
-  size_t depth = g_agent->options.stack_depth;
-  CallStack stack{frames, depth};
-  g_agent->capture.capture(t, stack, reinterpret_cast<uintptr_t*>(frames + depth));
+  ThreadScratch* scratch = ThreadScratch::of_this_thread(g_agent->options.stack_depth);
+  if (!scratch) return;
+  CallStack stack{scratch->frames(), scratch->depth()};
+  NativeWalkEnd end = g_agent->capture.capture(t, stack, scratch->walk_pcs());
+  if (JavaStacks* java = g_agent->java.load(std::memory_order_acquire)) java->append(t, end, stack, *scratch);
   g_agent->recorder.record_allocation(t, stack, reinterpret_cast<uintptr_t>(p), size, Sampler::weight(size));
 }
 
@@ -145,7 +129,8 @@ bool start_agent(const AgentOptions& options, AgentMode mode) {
   }
   agent->options = options;
   if (agent->options.file.empty()) agent->options.file = "nmprof-%p.jfr";
-  if (pthread_key_create(&agent->scratch_key, free_thread_scratch) != 0) {
+  agent->mode = mode;
+  if (!ThreadScratch::init()) {
     log_line("cannot create thread-local storage; not profiling");
     return false;
   }
@@ -161,6 +146,22 @@ bool start_agent(const AgentOptions& options, AgentMode mode) {
   if (mode == AgentMode::Preload) install_termination_handlers(flush_for_signal);
   agent->patcher.patch_all();
   return true;
+}
+
+Recorder* agent_recorder() {
+  return g_agent && g_agent->recording.load(std::memory_order_acquire) ? &g_agent->recorder : nullptr;
+}
+
+void set_java_stacks(JavaStacks* stacks) {
+  if (g_agent) g_agent->java.store(stacks, std::memory_order_release);
+}
+
+void* on_symbol_lookup(const char* name, void* found) {
+  // The java launcher (or any program embedding a JVM) about to create one while the
+  // agent is preloaded: the JVM is to load the agent too.
+  if (g_agent && g_agent->mode == AgentMode::Preload && strcmp(name, "JNI_CreateJavaVM") == 0)
+    return wrap_create_java_vm(found);
+  return found;
 }
 
 void finish_agent() {

@@ -16,4 +16,12 @@ bool start_agent(const AgentOptions& options, AgentMode mode);
 // Writes the recording out; nothing is recorded afterwards.
 void finish_agent();
 
+class Recorder;
+class JavaStacks;
+// The running agent's recorder, null before start and after finish.
+Recorder* agent_recorder();
+// From now on the sampled path adds Java frames where native frames end in Java
+// code (null: no more).
+void set_java_stacks(JavaStacks* stacks);
+
 }  // namespace nmprof

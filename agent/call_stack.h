@@ -12,8 +12,11 @@ namespace nmprof {
 struct CallFrame {
   uint64_t id;     // native: the return address; Java: the jmethodID
   int32_t bci;     // Java: bytecode index (for the line number); native: 0
-  uint8_t type;    // jfr::schema::FrameTypeKey
-  bool operator==(const CallFrame& o) const { return id == o.id && bci == o.bci && type == o.type; }
+  uint8_t type;    // jfr::schema::FrameTypeKey (a Java native method is kNative too)
+  bool java;       // id is a jmethodID, resolved later through JVMTI
+  bool operator==(const CallFrame& o) const {
+    return id == o.id && bci == o.bci && type == o.type && java == o.java;
+  }
 };
 
 // Frames live in per-thread scratch memory (sized by the stackdepth option), not on

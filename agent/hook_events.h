@@ -27,6 +27,8 @@ void settle_taken_block(const TakenBlock& taken, bool freed);
 
 // dlopen/dlmopen/dlclose returned: the set of loaded libraries may have changed.
 void on_libraries_changed(bool deepbind);
+// dlsym found `name` at `found` (both non-null): returns what the caller gets.
+void* on_symbol_lookup(const char* name, void* found);
 // The process image is about to be replaced, or the process to end without exit().
 void on_process_image_ending();
 

@@ -21,6 +21,7 @@ const HookedFunction g_hooked_functions[kHookCount] = {
     {"dlopen", NMPROF_HOOK_ENTRIES(DlopenHook)},
     {"dlmopen", NMPROF_HOOK_ENTRIES(DlmopenHook)},
     {"dlclose", NMPROF_HOOK_ENTRIES(DlcloseHook)},
+    {"dlsym", NMPROF_HOOK_ENTRIES(DlsymHook)},
     {"execve", NMPROF_HOOK_ENTRIES(ExecveHook)},
     {"execv", NMPROF_HOOK_ENTRIES(ExecvHook)},
     {"execvp", NMPROF_HOOK_ENTRIES(ExecvpHook)},

@@ -25,6 +25,7 @@ enum HookId {
   kDlopen,
   kDlmopen,
   kDlclose,
+  kDlsym,
   kExecve,
   kExecv,
   kExecvp,

@@ -34,6 +34,15 @@ struct DlmopenHook {
 };
 
 template <int K>
+struct DlsymHook {
+  static void* call(void* handle, const char* name) {
+    void* found = hook_target<void* (*)(void*, const char*)>(kDlsym, K)(handle, name);
+    // Only JNI_CreateJavaVM is of interest: a first-letter test keeps the rest cheap.
+    return found && name && name[0] == 'J' ? on_symbol_lookup(name, found) : found;
+  }
+};
+
+template <int K>
 struct DlcloseHook {
   static int call(void* handle) {
     int result = hook_target<int (*)(void*)>(kDlclose, K)(handle);

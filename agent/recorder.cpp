@@ -4,9 +4,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "agent/clock.h"
+#include "agent/java/java_thread_info.h"
 #include "agent/options.h"
 #include "formats/jfr/event_record.h"
 #include "formats/jfr/nmprof_schema.h"
@@ -18,6 +20,7 @@ namespace schema = jfr::schema;
 
 constexpr size_t kFlushBytes = 256 * 1024;
 constexpr uint64_t kFlushNanos = 1000000000;  // at most a second of samples is ever unwritten
+constexpr size_t kMaxBufferedBytes = 64 << 20;
 
 int current_tid() { return static_cast<int>(gettid()); }
 
@@ -33,6 +36,8 @@ void Recorder::start(const std::string& path_template, const Settings& settings,
   path_template_ = path_template;
   settings_ = settings;
   if (max_tracked) live_ = new LiveHeap(max_tracked);
+  // Made now, not when needed: that may be in a signal handler.
+  unresolved_java_method_ = pools_.method(pools_.klass("[unknown]"), "[unresolved Java frame]", "()V", 0);
   begin_generation();
   active_ = true;
   lock_.unlock();
@@ -89,24 +94,76 @@ void Recorder::append_prelude() {
   }
 }
 
+// A thread gets a new entry in a new output file, and when the JVM told its Java
+// identity after its first sample.
 uint32_t Recorder::thread_entry(ThreadState& t) {
-  if (t.recorder_generation == generation_) return t.thread_entry;
-  ThreadEntry entry{t.id(), {}};
-  prctl(PR_GET_NAME, entry.name);
-  threads_.push_back(entry);
+  if (t.recorder_generation == generation_ && t.thread_entry_java == t.java_thread) return t.thread_entry;
+  char name[16] = {};
+  prctl(PR_GET_NAME, name);
+  threads_.push_back(ThreadEntry{t.id(), name, t.java_thread});
   t.thread_entry = static_cast<uint32_t>(threads_.size());
   t.recorder_generation = generation_;
+  t.thread_entry_java = t.java_thread;
   pending_threads_.push_back(t.thread_entry);
   return t.thread_entry;
 }
 
+// Native frames are named now; Java frames wait for the flusher (method 0).
 void Recorder::resolve_new_stack(uint32_t id) {
   const StackTable::Entry& e = stacks_.entry(id);
   const CallFrame* frames = stacks_.frames(e);
   uint32_t* methods = stacks_.methods(e);
   int32_t* lines = stacks_.lines(e);
-  for (size_t i = 0; i < e.depth; i++) resolver_.resolve(frames[i], pools_, methods[i], lines[i]);
+  for (size_t i = 0; i < e.depth; i++)
+    if (!frames[i].java) resolver_.resolve(frames[i], pools_, methods[i], lines[i]);
 }
+
+void Recorder::set_background_flush(bool on) {
+  lock_.lock(current_tid());
+  background_flush_ = on;
+  lock_.unlock();
+}
+
+void Recorder::unresolved_java_methods(std::vector<uint64_t>& out) {
+  lock_.lock(current_tid());
+  for (uint32_t id : pending_stacks_) {
+    const StackTable::Entry& e = stacks_.entry(id);
+    const CallFrame* frames = stacks_.frames(e);
+    const uint32_t* methods = stacks_.methods(e);
+    for (size_t i = 0; i < e.depth; i++)
+      if (frames[i].java && !methods[i]) out.push_back(frames[i].id);
+  }
+  lock_.unlock();
+}
+
+void Recorder::pending_java_threads(std::vector<JavaThreadInfo*>& out) {
+  lock_.lock(current_tid());
+  for (uint32_t id : pending_threads_)
+    if (threads_[id - 1].java) out.push_back(const_cast<JavaThreadInfo*>(threads_[id - 1].java));
+  lock_.unlock();
+}
+
+void Recorder::resolve_java_frames(FrameResolver& java) {
+  for (uint32_t id : pending_stacks_) {
+    const StackTable::Entry& e = stacks_.entry(id);
+    const CallFrame* frames = stacks_.frames(e);
+    uint32_t* methods = stacks_.methods(e);
+    int32_t* lines = stacks_.lines(e);
+    for (size_t i = 0; i < e.depth; i++)
+      if (frames[i].java && !methods[i]) java.resolve(frames[i], pools_, methods[i], lines[i]);
+  }
+}
+
+void Recorder::flush_resolving(FrameResolver& java) {
+  lock_.lock(current_tid());
+  if (active_) {
+    resolve_java_frames(java);
+    flush_locked(monotonic_ticks(), true);
+  }
+  lock_.unlock();
+}
+
+
 
 void Recorder::record_allocation(ThreadState& t, const CallStack& stack, uint64_t address, uint64_t size,
                                  float weight) {
@@ -118,7 +175,8 @@ void Recorder::record_allocation(ThreadState& t, const CallStack& stack, uint64_
   }
   uint64_t now = monotonic_ticks();
   lock_.lock(t.id());
-  if (active_ && !file_.failed()) {
+  // With a stalled flusher the buffer would grow without end: drop samples instead.
+  if (active_ && !file_.failed() && events_.size() < kMaxBufferedBytes) {
     uint32_t thread = thread_entry(t);
     bool added;
     uint32_t id = stacks_.intern(stack, added);
@@ -139,12 +197,14 @@ void Recorder::record_allocation(ThreadState& t, const CallStack& stack, uint64_
     samples_++;
     if (live_) live_->insert({address, size, now, weight, id});
     maybe_flush(now);
+  } else if (active_) {
+    lost_samples_++;
   }
   lock_.unlock();
 }
 
 void Recorder::maybe_flush(uint64_t now) {
-  if (events_.size() >= kFlushBytes || now - last_flush_ >= kFlushNanos) flush_locked(now);
+  if (!background_flush_ && (events_.size() >= kFlushBytes || now - last_flush_ >= kFlushNanos)) flush_locked(now);
 }
 
 bool Recorder::take_block(ThreadState& t, uintptr_t address, LiveHeap::Block* block, uint64_t* taken_at) {
@@ -185,36 +245,54 @@ void Recorder::append_free(ThreadState& t, uintptr_t address, uint64_t ticks) {
   maybe_flush(ticks);
 }
 
-void Recorder::write_pending_pools() {
+bool Recorder::has_unresolved_frames(uint32_t stack) {
+  const StackTable::Entry& e = stacks_.entry(stack);
+  const uint32_t* methods = stacks_.methods(e);
+  return std::find(methods, methods + e.depth, 0u) != methods + e.depth;
+}
+
+// defer_unresolved: stacks whose Java frames are not named yet stay pending; the
+// events that refer to them may come before their pool entry in the chunk.
+void Recorder::write_pending_pools(bool defer_unresolved) {
   for (uint32_t id : pending_threads_) {
     const ThreadEntry& t = threads_[id - 1];
     auto& entry = out_pools_.add_entry(schema::kThread);
     entry.put_varint(key(id));
-    entry.put_string(std::string_view(t.name, strnlen(t.name, sizeof t.name)));
+    entry.put_string(t.os_name);
     entry.put_varint(static_cast<uint64_t>(t.tid));
-    entry.put_null_string();  // Java name
-    entry.put_varint(0);      // Java thread id
+    if (t.java)
+      entry.put_string(*t.java->name.load(std::memory_order_acquire));
+    else
+      entry.put_null_string();
+    entry.put_varint(t.java ? static_cast<uint64_t>(t.java->id) : 0);
   }
+  size_t deferred = 0;
   for (uint32_t id : pending_stacks_) {
+    if (defer_unresolved && has_unresolved_frames(id)) {
+      pending_stacks_[deferred++] = id;
+      continue;
+    }
     const StackTable::Entry& e = stacks_.entry(id);
     const CallFrame* frames = stacks_.frames(e);
-    const uint32_t* methods = stacks_.methods(e);
+    uint32_t* methods = stacks_.methods(e);
     const int32_t* lines = stacks_.lines(e);
-    for (size_t i = 0; i < e.depth; i++)
-      if (methods[i]) pools_.write_method(methods[i], out_pools_, generation_, key_base_);
+    for (size_t i = 0; i < e.depth; i++) {
+      if (!methods[i]) methods[i] = unresolved_java_method_;
+      pools_.write_method(methods[i], out_pools_, generation_, key_base_);
+    }
     auto& entry = out_pools_.add_entry(schema::kStackTrace);
     entry.put_varint(key(id));
     entry.put_bool(e.truncated);
     entry.put_varint(e.depth);
     for (size_t i = 0; i < e.depth; i++) {
-      entry.put_varint(methods[i] ? key(methods[i]) : 0);
+      entry.put_varint(key(methods[i]));
       entry.put_varint(static_cast<uint32_t>(lines[i]));
       entry.put_varint(static_cast<uint32_t>(frames[i].bci));
       entry.put_varint(frames[i].type);
     }
   }
   pending_threads_.clear();
-  pending_stacks_.clear();
+  pending_stacks_.resize(deferred);
 }
 
 void Recorder::append_statistics(uint64_t now) {
@@ -230,9 +308,9 @@ void Recorder::append_statistics(uint64_t now) {
   r.append_to(events_);
 }
 
-void Recorder::flush_locked(uint64_t now) {
+void Recorder::flush_locked(uint64_t now, bool defer_unresolved) {
   if (!file_.opened() && samples_ == 0) return;  // a process that recorded nothing leaves no file
-  write_pending_pools();
+  write_pending_pools(defer_unresolved);
   append_statistics(now);
   file_.append(out_pools_, events_, now);
   out_pools_.clear();

@@ -25,6 +25,7 @@
 
 namespace nmprof {
 
+struct JavaThreadInfo;
 using Settings = std::vector<std::pair<std::string, std::string>>;
 
 class Recorder {
@@ -43,6 +44,15 @@ class Recorder {
   void settle_block(ThreadState& t, const LiveHeap::Block& block, uint64_t taken_at, bool freed);
   // Appends everything buffered to the file.
   void flush();
+  // In a JVM: the sampled path stops flushing (Java frames can only be named from a
+  // thread where JVMTI may be called), and the agent's flusher thread does it:
+  // it asks which Java methods the pending stacks hold, looks them up without the
+  // lock, then flushes resolving those frames with `java`.
+  void set_background_flush(bool on);
+  void unresolved_java_methods(std::vector<uint64_t>& out);
+  // The Java threads whose entries the next flush writes (their names may be refreshed).
+  void pending_java_threads(std::vector<JavaThreadInfo*>& out);
+  void flush_resolving(FrameResolver& java);
   // The last flush: nothing is recorded after it.
   void finish();
   // From a signal handler: flushes unless this thread interrupted the recorder itself
@@ -63,8 +73,10 @@ class Recorder {
   void begin_generation();
   uint32_t thread_entry(ThreadState& t);
   void resolve_new_stack(uint32_t id);
-  void flush_locked(uint64_t now);
-  void write_pending_pools();
+  void resolve_java_frames(FrameResolver& java);
+  void flush_locked(uint64_t now, bool defer_unresolved = false);
+  void write_pending_pools(bool defer_unresolved);
+  bool has_unresolved_frames(uint32_t stack);
   void append_prelude();
   void append_statistics(uint64_t now);
   void maybe_flush(uint64_t now);
@@ -74,12 +86,14 @@ class Recorder {
 
   struct ThreadEntry {
     int tid;
-    char name[16];
+    std::string os_name;
+    const JavaThreadInfo* java;  // null for threads that are not Java threads
   };
 
   FrameResolver& resolver_;
   SpinLock lock_;
   bool active_ = false;
+  bool background_flush_ = false;
   std::string path_template_;
   Settings settings_;
   ProcessInfo process_;
@@ -92,6 +106,9 @@ class Recorder {
   JfrPools pools_;
   StackTable stacks_;
   LiveHeap* live_ = nullptr;  // null when frees are not tracked
+  // What a Java frame is called when it must be written before the flusher named it
+  // (the process ends without the JVM's shutdown, e.g. by a signal).
+  uint32_t unresolved_java_method_ = 0;
   std::vector<ThreadEntry> threads_;
   std::vector<uint32_t> pending_stacks_;   // to be written with the next append
   std::vector<uint32_t> pending_threads_;

@@ -1,27 +1,30 @@
 #include "agent/stack_capture.h"
 
+#include "agent/thread_scratch.h"
+
 #include <pthread.h>
+#include <unistd.h>
 
 // The start and end of the agent's own mapping, defined by the linker.
 extern "C" const char __ehdr_start __attribute__((visibility("hidden")));
 extern "C" const char _end __attribute__((visibility("hidden")));
+// The stack pointer at process start, from the dynamic linker.
+extern "C" void* __libc_stack_end;
 
 namespace nmprof {
 namespace {
 
-// The walker may read [sp, stack_high) of this thread's stack: learn its bounds once.
-bool know_stack_bounds(ThreadState& t) {
-  if (t.stack_high) return true;
-  pthread_attr_t attr;
-  if (pthread_getattr_np(pthread_self(), &attr) != 0) return false;
-  void* low = nullptr;
-  size_t size = 0;
-  bool ok = pthread_attr_getstack(&attr, &low, &size) == 0 && low && size;
-  pthread_attr_destroy(&attr);
-  if (!ok) return false;
-  t.stack_low = reinterpret_cast<uintptr_t>(low);
-  t.stack_high = t.stack_low + size;
-  return true;
+// Where this thread's stack ends (its highest address), found without a lock or a
+// call into libc: pthread_getattr_np takes the thread's own lock, and the hook may
+// run inside pthread code that holds it (it calls calloc). glibc puts a thread's
+// descriptor, pthread_self(), right above the stack it allocated (or was given);
+// the main thread's frames all lie below __libc_stack_end, the sp at process start.
+constexpr uintptr_t kMaxStack = uintptr_t{1} << 30;
+
+uintptr_t stack_end_of_this_thread(uintptr_t sp) {
+  if (getpid() == gettid()) return reinterpret_cast<uintptr_t>(__libc_stack_end);
+  auto descriptor = static_cast<uintptr_t>(pthread_self());
+  return descriptor > sp && descriptor - sp < kMaxStack ? descriptor : 0;
 }
 
 // The agent's own frames are dropped: they lie in its mapping.
@@ -44,8 +47,8 @@ const unwind::FrameTable* StackCapture::table_for(uintptr_t pc) const {
 }
 
 bool StackCapture::find_row(uintptr_t pc, const unwind::FrameRow** row) const {
-  RowCache* cache = t_state.row_cache;
-  if (!cache) return FrameTableLookup::find_row(pc, row);
+  if (!t_state.scratch) return FrameTableLookup::find_row(pc, row);
+  RowCache* cache = &t_state.scratch->rows();
   uint64_t generation = modules_.generation();
   if (cache->generation != generation) {
     *cache = RowCache{generation, {}};
@@ -60,20 +63,24 @@ bool StackCapture::find_row(uintptr_t pc, const unwind::FrameRow** row) const {
   return true;
 }
 
-void StackCapture::capture(ThreadState& t, CallStack& out, uintptr_t* pcs) {
+NativeWalkEnd StackCapture::capture(ThreadState& t, CallStack& out, uintptr_t* pcs) {
   out.depth = 0;
   out.truncated = false;
-  if (!know_stack_bounds(t)) return;
+  NativeWalkEnd end;
   unwind::Registers here = unwind::current_registers();
-  // On a signal's alternate stack (or a coroutine's) the bounds do not apply.
-  if (here.sp < t.stack_low || here.sp >= t.stack_high) return;
+  if (!t.stack_high) t.stack_high = stack_end_of_this_thread(here.sp);
+  // On a signal's alternate stack (or a coroutine's) the bound does not apply.
+  if (here.sp >= t.stack_high || t.stack_high - here.sp >= kMaxStack) return end;
   unwind::StackWalk walk =
       unwind::walk_stack(here, t.stack_high, *this, std::span<uintptr_t>(pcs, out.capacity + kAgentFrames));
   size_t first = 0;
   while (first < walk.depth && in_agent(pcs[first])) first++;
   for (size_t i = first; i < walk.depth && !out.full(); i++)
-    out.frames[out.depth++] = {pcs[i], 0, modules_.in_jvm(pcs[i]) ? jfr::schema::kCpp : jfr::schema::kNative};
+    out.frames[out.depth++] = {pcs[i], 0, modules_.in_jvm(pcs[i]) ? jfr::schema::kCpp : jfr::schema::kNative, false};
   out.truncated = walk.truncated() || walk.depth - first > out.depth;
+  end.in_unknown_code = walk.stop == unwind::WalkStop::kUnknownCode;
+  end.registers = walk.stopped_at;
+  return end;
 }
 
 }  // namespace nmprof

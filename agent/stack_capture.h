@@ -22,11 +22,18 @@ struct RowCache {
   Entry entries[kEntries];
 };
 
+// Where a native walk ended: in code of no known module (in a JVM, Java code: the
+// Java frames take over there) or anywhere else (end of stack, depth, bad frame).
+struct NativeWalkEnd {
+  bool in_unknown_code = false;
+  unwind::Registers registers;  // of the first frame not walked
+};
+
 class StackCapture : public unwind::FrameTableLookup {
  public:
   explicit StackCapture(const ModuleMap& modules) : modules_(modules) {}
   // `pcs` is scratch for the walk: out.capacity + kAgentFrames entries.
-  void capture(ThreadState& t, CallStack& out, uintptr_t* pcs);
+  NativeWalkEnd capture(ThreadState& t, CallStack& out, uintptr_t* pcs);
   const unwind::FrameTable* table_for(uintptr_t pc) const override;
   bool find_row(uintptr_t pc, const unwind::FrameRow** row) const override;
 

@@ -8,9 +8,9 @@
 
 namespace nmprof {
 
-struct CallFrame;
 struct Module;
-struct RowCache;
+class ThreadScratch;
+struct JavaThreadInfo;
 
 // A countdown that no allocation can exhaust: set while the agent itself runs.
 constexpr int64_t kNeverSample = INT64_MAX / 2;
@@ -23,10 +23,13 @@ struct ThreadState {
   int tid_;  // 0 until id() first asks; reset by the recorder after fork()
   uint32_t recorder_generation;  // generation of the recorder the cached thread entry belongs to
   uint32_t thread_entry;         // the recorder's entry for this thread
-  uintptr_t stack_low;           // bounds the stack walker may read, 0 until known
-  uintptr_t stack_high;
-  CallFrame* scratch_frames;  // where this thread's stacks are captured
-  RowCache* row_cache;        // part of the same allocation
+  const JavaThreadInfo* thread_entry_java;  // the Java identity that entry was made with
+  uintptr_t stack_high;          // the end of the stack the walker may read, 0 until known
+  ThreadScratch* scratch;  // where this thread's stacks are captured
+  // In a JVM: the thread's JNIEnv (for AsyncGetCallTrace) and its Java identity,
+  // both set when the VM tells the agent about the thread.
+  void* jni_env;
+  const JavaThreadInfo* java_thread;
   // The module of the last frame unwound: consecutive frames mostly share one.
   const Module* last_module;
   uint64_t last_module_generation;

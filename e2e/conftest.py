@@ -79,7 +79,7 @@ def jfr_tool(jdk=JDK17):
 
 def jfr_events(path, event_type, jdk=JDK17):
     """Events of one type as the JDK's jfr tool decodes them."""
-    out = subprocess.run([str(jfr_tool(jdk)), "print", "--json", "--events", event_type, str(path)],
+    out = subprocess.run([str(jfr_tool(jdk)), "print", "--json", "--stack-depth", "64", "--events", event_type, str(path)],
                          capture_output=True, text=True, check=True).stdout
     return json.loads(out)["recording"]["events"]
 
@@ -97,3 +97,34 @@ def stack_of(event):
 def report_json(nmprof, path, *args):
     result = run(nmprof, "report", path, "--format", "json", *args, check=0)
     return json.loads(result.stdout)
+
+
+JAVA_DIR = HERE / "java"
+
+
+class JavaPrograms:
+    """The Java test program, compiled once (class files for Java 17, run by 17 and 25),
+    and its JNI library."""
+
+    def __init__(self, directory):
+        self.dir = Path(directory)
+        javac = JDK17 / "bin" / "javac"
+        subprocess.run([str(javac), "-d", str(self.dir), str(JAVA_DIR / "NativeMemoryApp.java")], check=True,
+                       capture_output=True)
+        include = JDK17 / "include"
+        subprocess.run(["gcc", "-O2", "-g", "-shared", "-fPIC", f"-I{include}", f"-I{include / 'linux'}",
+                        "-o", str(self.dir / "libjni_alloc.so"), str(PROGRAMS / "jni_alloc.c")], check=True)
+
+    def command(self, jdk, *args):
+        java = jdk / "bin" / "java"
+        if not java.exists():
+            pytest.skip(f"{java} is not installed")
+        return [str(java), "-Xmx256m", f"-Djava.library.path={self.dir}", "-cp", str(self.dir),
+                "NativeMemoryApp", *map(str, args)]
+
+
+@pytest.fixture(scope="session")
+def java_programs(tmp_path_factory):
+    if not (JDK17 / "bin" / "javac").exists():
+        pytest.fail(f"{JDK17} is needed (apt install openjdk-17-jdk-headless)")
+    return JavaPrograms(tmp_path_factory.mktemp("java"))

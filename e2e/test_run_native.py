@@ -68,8 +68,11 @@ def test_estimates_agree_with_true_totals(nmprof, programs, tmp_path, threads):
         estimate = sum(e["values"]["weight"] * e["values"]["size"] for e in events)
         estimated_count = sum(e["values"]["weight"] for e in events)
         true_bytes, sd, expected_samples = sigma_bounds(sizes[site], count * threads, interval)
-        assert abs(estimate - true_bytes) <= 5 * sd + 1e-3 * true_bytes, (site, estimate, true_bytes, sd)
-        assert abs(estimated_count - count * threads) <= 5 * sd / sizes[site] + 1e-3 * count * threads
+        # Blocks far above the interval are sampled with p close to 1: their rare misses
+        # (about one run in 80 here) are not normal-distributed. Allow one.
+        one_miss = sizes[site] if count * threads - expected_samples < 1 else 0
+        assert abs(estimate - true_bytes) <= 5 * sd + one_miss + 1e-3 * true_bytes, (site, estimate, true_bytes, sd)
+        assert abs(estimated_count - count * threads) <= (5 * sd + one_miss) / sizes[site] + 1e-3 * count * threads
         assert abs(len(events) - expected_samples) <= 5 * math.sqrt(expected_samples) + 1, site
 
 

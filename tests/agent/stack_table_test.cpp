@@ -15,9 +15,9 @@ CallStack stack_of(std::vector<CallFrame>& frames) {
 
 TEST(StackTable, EqualStacksShareAnIdAndDifferentOnesDoNot) {
   StackTable table;
-  std::vector<CallFrame> a = {{0x1000, 0, 3}, {0x2000, 0, 3}};
-  std::vector<CallFrame> b = {{0x1000, 0, 3}, {0x2001, 0, 3}};
-  std::vector<CallFrame> c = {{0x1000, 0, 3}};
+  std::vector<CallFrame> a = {{0x1000, 0, 3, false}, {0x2000, 0, 3, false}};
+  std::vector<CallFrame> b = {{0x1000, 0, 3, false}, {0x2001, 0, 3, false}};
+  std::vector<CallFrame> c = {{0x1000, 0, 3, false}};
   bool added;
   uint32_t ia = table.intern(stack_of(a), added);
   EXPECT_TRUE(added);
@@ -33,8 +33,8 @@ TEST(StackTable, EqualStacksShareAnIdAndDifferentOnesDoNot) {
 
 TEST(StackTable, TruncationAndFrameKindsAreDistinct) {
   StackTable table;
-  std::vector<CallFrame> f = {{0x1000, 0, 3}};
-  std::vector<CallFrame> java = {{0x1000, 0, 1}};
+  std::vector<CallFrame> f = {{0x1000, 0, 3, false}};
+  std::vector<CallFrame> java = {{0x1000, 0, 1, true}};
   CallStack full = stack_of(f);
   CallStack cut = stack_of(f);
   cut.truncated = true;
@@ -48,13 +48,13 @@ TEST(StackTable, KeepsEveryStackThroughGrowth) {
   StackTable table;
   std::vector<uint32_t> ids;
   for (uint64_t i = 0; i < 50000; i++) {
-    std::vector<CallFrame> f = {{i, 0, 3}, {i * 7, 0, 3}};
+    std::vector<CallFrame> f = {{i, 0, 3, false}, {i * 7, 0, 3, false}};
     bool added;
     ids.push_back(table.intern(stack_of(f), added));
     ASSERT_TRUE(added);
   }
   for (uint64_t i = 0; i < 50000; i++) {
-    std::vector<CallFrame> f = {{i, 0, 3}, {i * 7, 0, 3}};
+    std::vector<CallFrame> f = {{i, 0, 3, false}, {i * 7, 0, 3, false}};
     bool added;
     ASSERT_EQ(table.intern(stack_of(f), added), ids[i]);
     ASSERT_FALSE(added);

@@ -135,8 +135,10 @@ void JdkRecordingTest::allocation_samples_match_jfr_print() {
       "out=[]\n"
       "for e in json.load(sys.stdin)['recording']['events']:\n"
       "  v=e['values']; frames=v['stackTrace']['frames'] if v['stackTrace'] else []\n"
-      "  out.append('%s %s %s' % (v['weight'], frames[0]['method']['name'] if frames else '-',"
-      " v['eventThread']['osThreadId']))\n"
+      "  method=frames[0]['method'] if frames else None\n"
+      "  thread=v['eventThread']\n"
+      "  out.append('%s %s %s' % (v['weight'], method['name'] if method else '-',"
+      " thread['osThreadId'] if thread else '-'))\n"
       "print('\\n'.join(sorted(out)))\n";
   std::string script_path = testing::temp_path("samples.py");
   std::ofstream(script_path) << script;
@@ -156,11 +158,13 @@ void JdkRecordingTest::allocation_samples_match_jfr_print() {
       e.read(binding, slots);
       Value stack = chunk.resolve(slots[1]);
       const auto& frames = stack.field("frames").elements();
+      // Either may be missing (a null pool reference): the JDK tool prints null then.
       std::string top = "-";
-      if (!frames.empty())
-        top = chunk.resolve(chunk.resolve(frames[0].field("method")).field("name")).field("string").string();
-      lines.push_back(std::to_string(slots[0].integer()) + " " + top + " " +
-                      std::to_string(chunk.resolve(slots[2]).field("osThreadId").integer()));
+      Value method = frames.empty() ? Value() : chunk.resolve(frames[0].field("method"));
+      if (!method.is_null()) top = chunk.resolve(method.field("name")).field("string").string();
+      Value thread = chunk.resolve(slots[2]);
+      std::string thread_id = thread.is_null() ? "-" : std::to_string(thread.field("osThreadId").integer());
+      lines.push_back(std::to_string(slots[0].integer()) + " " + top + " " + thread_id);
     });
   });
   std::sort(lines.begin(), lines.end());
