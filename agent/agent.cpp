@@ -43,11 +43,11 @@ struct Agent {
 
 Agent* g_agent = nullptr;
 
-void record_sample(ThreadState& t, void* p, size_t size) {
+void record_sample(ThreadState& t, const unwind::Registers& caller, void* p, size_t size) {
   ThreadScratch* scratch = ThreadScratch::of_this_thread(g_agent->options.stack_depth);
   if (!scratch) return;
   CallStack stack{scratch->frames(), scratch->depth()};
-  NativeWalkEnd end = g_agent->capture.capture(t, stack, scratch->walk_pcs());
+  NativeWalkEnd end = g_agent->capture.capture(t, caller, stack, scratch->walk_pcs());
   if (JavaStacks* java = g_agent->java.load(std::memory_order_acquire)) java->append(t, end, stack, *scratch);
   g_agent->recorder.record_allocation(t, stack, reinterpret_cast<uintptr_t>(p), size, Sampler::weight(size));
 }
@@ -73,14 +73,38 @@ Settings settings_of(const AgentOptions& o, AgentMode mode) {
           {"mode", mode_name}};
 }
 
+// The parts that live as long as the process, made once.
+bool create_agent(AgentMode mode) {
+  auto* agent = new (std::nothrow) Agent;
+  if (!agent) {
+    log_line("out of memory at start; not profiling");
+    return false;
+  }
+  agent->mode = mode;
+  if (!ThreadScratch::init()) {
+    log_line("cannot create thread-local storage; not profiling");
+    return false;
+  }
+  look_up_default_targets();
+  agent->modules.refresh();
+  g_agent = agent;
+  pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+  if (mode == AgentMode::Preload) install_termination_handlers(flush_for_signal);
+  return true;
+}
+
 }  // namespace
 
+// Hooks tail-call this, so its return address is in the caller of malloc: the walk
+// starts there, from this function's frame pointer, instead of unwinding the agent.
 void* on_sampled_allocation(void* p, size_t size) {
   ThreadState& t = t_state;
   if (!Sampler::confirm(t, size)) return p;
   if (p && g_agent && g_agent->recording.load(std::memory_order_relaxed)) {
+    auto* frame = static_cast<uintptr_t*>(__builtin_frame_address(0));
+    unwind::Registers caller{frame[1], reinterpret_cast<uintptr_t>(frame + 2), frame[0]};
     AgentGuard guard;
-    record_sample(t, p, size);
+    record_sample(t, caller, p, size);
   }
   Sampler::restart(t);
   resume_deferred_signal();
@@ -121,36 +145,31 @@ void on_process_image_ending() {
 
 bool start_agent(const AgentOptions& options, AgentMode mode) {
   AgentGuard guard;
-  if (g_agent) return true;
-  Agent* agent = new (std::nothrow) Agent;
-  if (!agent) {
-    log_line("out of memory at start; not profiling");
-    return false;
-  }
+  if (!g_agent && !create_agent(mode)) return false;
+  if (g_agent->recording.load(std::memory_order_acquire)) return true;
+  Agent* agent = g_agent;
   agent->options = options;
   if (agent->options.file.empty()) agent->options.file = "nmprof-%p.jfr";
-  agent->mode = mode;
-  if (!ThreadScratch::init()) {
-    log_line("cannot create thread-local storage; not profiling");
-    return false;
-  }
   Sampler::set_interval(options.interval);
-  look_up_default_targets();
-  agent->modules.refresh();
   for (int id = 0; id < kHookCount; id++)
     agent->patcher.set_enabled(static_cast<HookId>(id), id != kFree || options.live);
-  agent->recorder.start(agent->options.file, settings_of(agent->options, mode), options.live ? options.max_tracked : 0);
-  g_agent = agent;
+  // Attached, the file exists at once: the CLI holds it open, so that what the JVM
+  // recorded can be collected even if it exits (in a container, with its /tmp).
+  agent->recorder.start(agent->options.file, settings_of(agent->options, mode),
+                        options.live ? options.max_tracked : 0, mode == AgentMode::JvmAttach);
   agent->recording.store(true, std::memory_order_release);
-  pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
-  if (mode == AgentMode::Preload) install_termination_handlers(flush_for_signal);
   agent->patcher.patch_all();
   return true;
 }
 
-Recorder* agent_recorder() {
-  return g_agent && g_agent->recording.load(std::memory_order_acquire) ? &g_agent->recorder : nullptr;
+void stop_agent() {
+  finish_agent();
+  AgentGuard guard;
+  // Restored slots cost nothing; a thread still inside a hook finishes normally.
+  if (g_agent) g_agent->patcher.restore_all();
 }
+
+Recorder* agent_recorder() { return g_agent ? &g_agent->recorder : nullptr; }
 
 void set_java_stacks(JavaStacks* stacks) {
   if (g_agent) g_agent->java.store(stacks, std::memory_order_release);

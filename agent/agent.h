@@ -10,15 +10,18 @@ namespace nmprof {
 // How the agent came into the process; recorded in the file.
 enum class AgentMode { Preload, JvmStartup, JvmAttach };
 
-// Installs the hooks and starts recording. Returns false (after one log line) when
-// it cannot; allocations then pass through untouched.
+// Installs the hooks and starts recording (again, after stop_agent()). Returns
+// false (after one log line) when it cannot; allocations then pass through untouched.
 bool start_agent(const AgentOptions& options, AgentMode mode);
 // Writes the recording out; nothing is recorded afterwards.
 void finish_agent();
+// finish_agent(), and the GOT slots get their original functions back: a process
+// whose recording stopped runs as it did before.
+void stop_agent();
 
 class Recorder;
 class JavaStacks;
-// The running agent's recorder, null before start and after finish.
+// The agent's recorder (recording or stopped), null before the agent first started.
 Recorder* agent_recorder();
 // From now on the sampled path adds Java frames where native frames end in Java
 // code (null: no more).

@@ -21,7 +21,8 @@ std::optional<unsigned> parse_unsigned(std::string_view text) {
   return v;
 }
 
-constexpr std::string_view kOptionKeys[] = {"nativemem", "interval", "file", "stackdepth", "live", "maxtracked"};
+constexpr std::string_view kOptionKeys[] = {"nativemem", "interval", "file", "stackdepth", "live", "maxtracked",
+                                            "reply"};
 
 bool starts_with_known_key(std::string_view item) {
   size_t eq = item.find('=');
@@ -109,6 +110,8 @@ std::optional<std::string> parse_agent_options(std::string_view text, AgentOptio
       if (ec != std::errc() || end != value.data() + value.size() || n == 0)
         return "bad maxtracked '" + std::string(value) + "' (a count of blocks, e.g. 262144)";
       options.max_tracked = n;
+    } else if (key == "reply") {
+      options.reply = std::string(value);
     } else {
       return "unknown option '" + std::string(key) + "' (known: nativemem, file, stackdepth, live, maxtracked)";
     }
@@ -121,6 +124,7 @@ std::string format_agent_options(const AgentOptions& options) {
   if (options.stack_depth != kDefaultStackDepth) s += ",stackdepth=" + std::to_string(options.stack_depth);
   if (!options.live) s += ",live=false";
   if (options.max_tracked != kDefaultMaxTracked) s += ",maxtracked=" + std::to_string(options.max_tracked);
+  if (!options.reply.empty()) s += ",reply=" + options.reply;
   if (!options.file.empty()) s += ",file=" + options.file;
   return s;
 }

@@ -22,6 +22,7 @@ struct AgentOptions {
   unsigned stack_depth = kDefaultStackDepth;
   bool live = true;                        // track frees of sampled blocks (heap-live)
   uint64_t max_tracked = kDefaultMaxTracked;  // sampled blocks tracked at once
+  std::string reply;  // attach: where the agent writes its answer (attach_request.h)
 };
 
 // Parses "512k", "1m", "2g", "4096" (binary units, case-insensitive, optional "b"/"ib").

@@ -31,15 +31,21 @@ Recorder::Recorder(FrameResolver& resolver)
       out_pools_({schema::kThread, schema::kStackTrace, schema::kMethod, schema::kClass, schema::kPackage,
                   schema::kSymbol, schema::kFrameType}) {}
 
-void Recorder::start(const std::string& path_template, const Settings& settings, uint64_t max_tracked) {
+void Recorder::start(const std::string& path_template, const Settings& settings, uint64_t max_tracked,
+                     bool create_file) {
   lock_.lock(current_tid());
   path_template_ = path_template;
   settings_ = settings;
-  if (max_tracked) live_ = new LiveHeap(max_tracked);
+  create_file_ = create_file;
+  // A restarted recording with other limits gets a new table (the old one is kept:
+  // a free may be looking at the filter it published).
+  if (max_tracked && (!live_ || live_->max_blocks() != max_tracked)) live_ = new LiveHeap(max_tracked);
+  if (!max_tracked) live_ = nullptr;
   // Made now, not when needed: that may be in a signal handler.
   unresolved_java_method_ = pools_.method(pools_.klass("[unknown]"), "[unresolved Java frame]", "()V", 0);
   begin_generation();
   active_ = true;
+  if (create_file) flush_locked(monotonic_ticks());
   lock_.unlock();
 }
 
@@ -208,17 +214,17 @@ void Recorder::maybe_flush(uint64_t now) {
 }
 
 bool Recorder::take_block(ThreadState& t, uintptr_t address, LiveHeap::Block* block, uint64_t* taken_at) {
-  if (!live_ || lock_.owner() == t.id()) return false;
+  if (lock_.owner() == t.id()) return false;
   *taken_at = monotonic_ticks();
   lock_.lock(t.id());
-  bool taken = active_ && live_->remove(address, block);
+  bool taken = active_ && live_ && live_->remove(address, block);
   lock_.unlock();
   return taken;
 }
 
 void Recorder::settle_block(ThreadState& t, const LiveHeap::Block& block, uint64_t taken_at, bool freed) {
   lock_.lock(t.id());
-  if (active_ && !freed)
+  if (active_ && live_ && !freed)
     live_->insert(block);
   else if (active_)
     append_free(t, block.address, taken_at);
@@ -226,11 +232,11 @@ void Recorder::settle_block(ThreadState& t, const LiveHeap::Block& block, uint64
 }
 
 void Recorder::record_free(ThreadState& t, uintptr_t address) {
-  if (!live_ || lock_.owner() == t.id()) return;
+  if (lock_.owner() == t.id()) return;
   uint64_t now = monotonic_ticks();
   lock_.lock(t.id());
   LiveHeap::Block block;
-  if (active_ && live_->remove(address, &block)) append_free(t, address, now);
+  if (active_ && live_ && live_->remove(address, &block)) append_free(t, address, now);
   lock_.unlock();
 }
 
@@ -309,7 +315,8 @@ void Recorder::append_statistics(uint64_t now) {
 }
 
 void Recorder::flush_locked(uint64_t now, bool defer_unresolved) {
-  if (!file_.opened() && samples_ == 0) return;  // a process that recorded nothing leaves no file
+  // A process that recorded nothing leaves no file (unless asked for one).
+  if (!file_.opened() && samples_ == 0 && !create_file_) return;
   write_pending_pools(defer_unresolved);
   append_statistics(now);
   file_.append(out_pools_, events_, now);
@@ -347,6 +354,14 @@ bool Recorder::flush_from_signal() {
   if (active_) flush_locked(monotonic_ticks());
   lock_.unlock();
   return true;
+}
+
+Recorder::Status Recorder::status() {
+  lock_.lock(current_tid());
+  Status s{active_, file_.path(), samples_, lost_samples_, live_ ? live_->blocks() : 0,
+           live_ && live_->live_bytes() > 0 ? static_cast<uint64_t>(live_->live_bytes()) : 0};
+  lock_.unlock();
+  return s;
 }
 
 void Recorder::before_fork() { lock_.lock(current_tid()); }

@@ -32,9 +32,11 @@ class Recorder {
  public:
   explicit Recorder(FrameResolver& resolver);
 
-  // Starts recording into `path_template` (%p, %t expanded for this process).
-  // max_tracked > 0 tracks frees of sampled blocks, up to that many at once.
-  void start(const std::string& path_template, const Settings& settings, uint64_t max_tracked);
+  // Starts recording (again, after finish()) into `path_template` (%p, %t expanded
+  // for this process). max_tracked > 0 tracks frees of sampled blocks, up to that many
+  // at once. create_file: write the file now, even before there is a sample.
+  void start(const std::string& path_template, const Settings& settings, uint64_t max_tracked, bool create_file);
+  bool recording() const { return active_; }
   void record_allocation(ThreadState& t, const CallStack& stack, uint64_t address, uint64_t size, float weight);
   // Heap-live: a free of a block that may be tracked (the filter said so).
   void record_free(ThreadState& t, uintptr_t address);
@@ -65,6 +67,15 @@ class Recorder {
   void after_fork_in_parent();
   void after_fork_in_child();
 
+  struct Status {
+    bool recording;
+    std::string file;
+    uint64_t samples;
+    uint64_t lost_samples;
+    uint64_t tracked_blocks;
+    uint64_t live_bytes;  // estimated
+  };
+  Status status();
   const std::string& output_path() const { return file_.path(); }
   long pid() const { return process_.pid; }
   uint64_t samples() const { return samples_; }
@@ -94,6 +105,7 @@ class Recorder {
   SpinLock lock_;
   bool active_ = false;
   bool background_flush_ = false;
+  bool create_file_ = false;
   std::string path_template_;
   Settings settings_;
   ProcessInfo process_;

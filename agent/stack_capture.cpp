@@ -53,7 +53,8 @@ bool StackCapture::find_row(uintptr_t pc, const unwind::FrameRow** row) const {
   if (cache->generation != generation) {
     *cache = RowCache{generation, {}};
   }
-  RowCache::Entry& e = cache->entries[(pc ^ (pc >> 7)) % RowCache::kEntries];
+  static_assert(RowCache::kEntries == 64);
+  RowCache::Entry& e = cache->entries[(pc * 0x9E3779B97F4A7C15ull) >> 58];
   if (e.pc == pc && pc != 0) {
     *row = e.row;
     return true;
@@ -63,16 +64,16 @@ bool StackCapture::find_row(uintptr_t pc, const unwind::FrameRow** row) const {
   return true;
 }
 
-NativeWalkEnd StackCapture::capture(ThreadState& t, CallStack& out, uintptr_t* pcs) {
+NativeWalkEnd StackCapture::capture(ThreadState& t, const unwind::Registers& caller, CallStack& out, uintptr_t* pcs) {
   out.depth = 0;
   out.truncated = false;
   NativeWalkEnd end;
-  unwind::Registers here = unwind::current_registers();
-  if (!t.stack_high) t.stack_high = stack_end_of_this_thread(here.sp);
+  if (!t.stack_high) t.stack_high = stack_end_of_this_thread(caller.sp);
   // On a signal's alternate stack (or a coroutine's) the bound does not apply.
-  if (here.sp >= t.stack_high || t.stack_high - here.sp >= kMaxStack) return end;
-  unwind::StackWalk walk =
-      unwind::walk_stack(here, t.stack_high, *this, std::span<uintptr_t>(pcs, out.capacity + kAgentFrames));
+  if (caller.sp >= t.stack_high || t.stack_high - caller.sp >= kMaxStack) return end;
+  unwind::StackWalk walk = unwind::walk_stack(caller, t.stack_high, *this,
+                                              std::span<uintptr_t>(pcs, out.capacity + kAgentFrames),
+                                              unwind::FirstPc::kReturnAddress);
   size_t first = 0;
   while (first < walk.depth && in_agent(pcs[first])) first++;
   for (size_t i = first; i < walk.depth && !out.full(); i++)

@@ -32,12 +32,14 @@ struct NativeWalkEnd {
 class StackCapture : public unwind::FrameTableLookup {
  public:
   explicit StackCapture(const ModuleMap& modules) : modules_(modules) {}
-  // `pcs` is scratch for the walk: out.capacity + kAgentFrames entries.
-  NativeWalkEnd capture(ThreadState& t, CallStack& out, uintptr_t* pcs);
+  // Walks from `caller`: the registers of the frame the sampled path returns to
+  // (the caller of malloc, or a hook that did not tail-call). `pcs` is scratch for
+  // the walk: out.capacity + kAgentFrames entries.
+  NativeWalkEnd capture(ThreadState& t, const unwind::Registers& caller, CallStack& out, uintptr_t* pcs);
   const unwind::FrameTable* table_for(uintptr_t pc) const override;
   bool find_row(uintptr_t pc, const unwind::FrameRow** row) const override;
 
-  // Frames of the agent itself above the hooked call (hook, sampled path, capture).
+  // Frames of the agent itself the walk may meet before the hooked call's caller.
   static constexpr size_t kAgentFrames = 8;
 
  private:

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -65,10 +66,19 @@ FileOwner invoking_user() {
   return FileOwner{getuid(), getgid()};
 }
 
+Result<UniqueFd> open_in_target(const TargetProcess& target, std::string_view path_in_target) {
+  return open_source(target, path_in_target);
+}
+
 Result<void> copy_from_target(const TargetProcess& target, std::string_view path_in_target,
                               const std::string& destination, FileOwner owner) {
   auto source = open_source(target, path_in_target);
   if (!source) return source.error();
+  return copy_to_user(source->get(), std::nullopt, describe(target, path_in_target), destination, owner);
+}
+
+Result<void> copy_to_user(int source, std::optional<size_t> length, const std::string& source_name,
+                          const std::string& destination, FileOwner owner) {
   UniqueFd out(open(destination.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666));
   if (!out) return Error{"cannot create " + destination + ": " + std::strerror(errno)};
   struct stat st {};
@@ -78,14 +88,54 @@ Result<void> copy_from_target(const TargetProcess& target, std::string_view path
                  std::to_string(owner.gid) + ": " + std::strerror(errno)};
   }
   char buffer[65536];
-  for (;;) {
-    ssize_t n = read(source->get(), buffer, sizeof buffer);
+  for (off_t at = 0;;) {
+    size_t want = sizeof buffer;
+    if (length) want = std::min(want, *length - static_cast<size_t>(at));
+    if (want == 0) return {};
+    ssize_t n = pread(source, buffer, want, at);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error{"cannot read " + describe(target, path_in_target) + ": " + std::strerror(errno)};
+    if (n < 0) return Error{"cannot read " + source_name + ": " + std::strerror(errno)};
     if (n == 0) return {};
     if (!write_all(out.get(), std::string_view(buffer, static_cast<size_t>(n)))) {
       return Error{"cannot write " + destination + ": " + std::strerror(errno)};
     }
+    at += n;
+  }
+}
+
+bool shares_root_with(const TargetProcess& target) {
+  struct stat theirs {}, ours {};
+  return stat(("/proc/" + std::to_string(target.pid) + "/root/").c_str(), &theirs) == 0 && stat("/", &ours) == 0 &&
+         theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino;
+}
+
+Result<void> place_in_target(const TargetProcess& target, const std::string& local_file,
+                             std::string_view path_in_target) {
+  UniqueFd in(open(local_file.c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat local {};
+  if (!in || fstat(in.get(), &local) != 0) return Error{"cannot read " + local_file + ": " + std::strerror(errno)};
+  auto placed = run_as_target(target, [&](const TargetDirs& dirs) -> Result<UniqueFd> {
+    auto [base, rest] = resolve_base(dirs, path_in_target);
+    std::string name(rest);
+    struct stat existing {};
+    if (fstatat(base, name.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(existing.st_mode) &&
+        existing.st_size == local.st_size)
+      return UniqueFd();  // there from an earlier attach
+    unlinkat(base, name.c_str(), 0);
+    UniqueFd fd(openat(base, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0755));
+    if (!fd) return Error{"cannot create " + describe(target, path_in_target) + ": " + std::strerror(errno)};
+    return fd;
+  });
+  if (!placed) return placed.error();
+  if (!*placed) return {};
+  char buffer[65536];
+  for (;;) {
+    ssize_t n = read(in.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error{"cannot read " + local_file + ": " + std::strerror(errno)};
+    if (n == 0) return {};
+    if (!write_all(placed->get(), std::string_view(buffer, static_cast<size_t>(n))))
+      return Error{"cannot write " + describe(target, path_in_target) + ": " + std::strerror(errno)};
   }
 }
 

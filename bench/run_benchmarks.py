@@ -3,7 +3,10 @@
 ratios against a plain run in the same invocation, medians of several alternating
 runs; and the instructions the hooks add, counted by callgrind (repeatable).
 
-    bench/run_benchmarks.py --build build [--rounds 7] [--pairs 20000000]
+    bench/run_benchmarks.py --build build [--rounds 7] [--pairs 20000000] [--only native|java]
+
+With JAVA_HOME naming a JDK (default: JDK 17), it also times a Deflater-heavy Java
+workload with and without nmprof.
 """
 
 import argparse
@@ -42,7 +45,12 @@ def main():
     parser.add_argument("--build", default="build")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--pairs", type=int, default=20_000_000)
+    parser.add_argument("--java-iterations", type=int, default=20000)
+    parser.add_argument("--only", choices=["native", "java"], help="run one part only")
     args = parser.parse_args()
+    if args.only == "java":
+        java_benchmark(Path(args.build), args.rounds, args.java_iterations)
+        return
     build = Path(args.build)
     loop = build / "bench" / "malloc_loop"
     agent = build / "lib" / "nmprof" / "libnmprof.so"
@@ -53,19 +61,23 @@ def main():
         "512k, live off": f"nativemem=512k,live=false,file={out}",
         "0 (every allocation)": f"nativemem=0,file={out}",
     }
-    print(f"malloc/free loop, {args.pairs:,} pairs per thread, median of {args.rounds} alternating runs")
+    print(f"malloc/free loop, {args.pairs:,} pairs per thread; each round runs plain and profiled back to back,")
+    print(f"the ratio is the median over {args.rounds} rounds of profiled/plain (the machine is shared and noisy)")
     for threads in (1, 2):
-        pairs = args.pairs if "0 (" not in configs else args.pairs
-        times = {name: [] for name in ["plain", *configs]}
+        ratios = {name: [] for name in configs}
+        plain_times = []
         for _ in range(args.rounds):
-            times["plain"].append(wall_time([loop, str(threads), str(pairs)]))
             for name, options in configs.items():
-                times[name].append(wall_time([loop, str(threads), str(pairs)], agent_env(agent, options)))
-        plain = statistics.median(times["plain"])
-        print(f"  {threads} thread(s): plain {plain:.3f} s")
+                plain = wall_time([loop, str(threads), str(args.pairs)])
+                profiled = wall_time([loop, str(threads), str(args.pairs)], agent_env(agent, options))
+                plain_times.append(plain)
+                ratios[name].append(profiled / plain)
+        print(f"  {threads} thread(s): plain {statistics.median(plain_times):.3f} s")
         for name in configs:
-            t = statistics.median(times[name])
-            print(f"    nativemem={name:22s} {t:.3f} s   ratio {t / plain:.3f}")
+            r = ratios[name]
+            print(f"    nativemem={name:22s} ratio {statistics.median(r):.3f}  (min {min(r):.3f}, max {max(r):.3f})")
+    samples = samples_in(Path(str(out).replace("%p", "*")).parent, configs["512k"], loop, agent, args.pairs)
+    print(f"  samples per second at 512k, 1 thread: {samples:,.0f}")
 
     # Instructions per malloc+free pair that the hooks add when nothing is sampled
     # (an interval of 1 TiB never samples), from the difference of two run lengths.
@@ -83,6 +95,53 @@ def main():
     print(f"  hooked, not sampled, live on   {per_pair(hooked):8.1f}  (+{per_pair(hooked) - per_pair(plain):.1f})")
     print(f"  hooked, not sampled, live off  {per_pair(hooked_off):8.1f}  (+{per_pair(hooked_off) - per_pair(plain):.1f})")
     print(f"  sampled at 512k, live on       {per_pair(sampled):8.1f}  (+{per_pair(sampled) - per_pair(plain):.1f})")
+    if args.only != "native":
+        java_benchmark(build, args.rounds, args.java_iterations)
+
+
+def samples_in(directory, options, loop, agent, pairs):
+    """Samples per second that the 512k run takes, from its recording."""
+    for old in directory.glob("bench-*.jfr"):
+        old.unlink()
+    elapsed = wall_time([loop, "1", str(pairs)], agent_env(agent, options))
+    recording = next(directory.glob("bench-*.jfr"))
+    return samples_in_file(recording) / elapsed
+
+
+def samples_in_file(path):
+    out = subprocess.run([str(JFR), "summary", str(path)], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        if line.strip().startswith("profiler.Malloc"):
+            return int(line.split()[1])
+    return 0
+
+
+def java_benchmark(build, rounds, iterations):
+    """The Deflater workload with and without nmprof (run -- java) at 512 KiB, and
+    the cost of a sample with a Java stack, from a run that samples everything."""
+    classes = Path(tempfile.mkdtemp())
+    subprocess.run([str(JAVAC), "-d", str(classes), str(Path(__file__).parent / "java" / "DeflaterBench.java")],
+                   check=True)
+    nmprof = build / "bin" / "nmprof"
+    out = classes / "bench.jfr"
+    java = [str(JAVA), "-cp", str(classes), "DeflaterBench", str(iterations)]
+    plain, profiled = [], []
+    for _ in range(rounds):
+        plain.append(wall_time(java))
+        profiled.append(wall_time([str(nmprof), "run", "-q", "--nativemem", "512k", "-o", str(out), "--", *java]))
+    p, q = statistics.median(plain), statistics.median(profiled)
+    print(f"Deflater workload, {iterations} iterations, median of {rounds}: plain {p:.3f} s, "
+          f"nmprof 512k {q:.3f} s, ratio {q / p:.3f} ({samples_in_file(out)} samples)")
+    every = [wall_time([str(nmprof), "run", "-q", "--nativemem", "0", "-o", str(out), "--", *java])
+             for _ in range(rounds)]
+    samples = samples_in_file(out)
+    cost = (statistics.median(every) - p) / samples * 1e6
+    print(f"  every allocation sampled: {statistics.median(every):.3f} s for {samples} samples with Java stacks: "
+          f"{cost:.1f} us per sample")
+
+
+JDK = Path(os.environ.get("JAVA_HOME", "/usr/lib/jvm/java-17-openjdk-amd64"))
+JAVA, JAVAC, JFR = JDK / "bin" / "java", JDK / "bin" / "javac", JDK / "bin" / "jfr"
 
 
 if __name__ == "__main__":

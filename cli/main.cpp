@@ -1,4 +1,4 @@
-// nmprof: a native-memory allocation profiler. Subcommands: run, report.
+// nmprof: a native-memory allocation profiler. Subcommands: run, report, attach.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/attach_command.h"
 #include "cli/exit_codes.h"
 #include "cli/report/report_command.h"
 #include "cli/run_command.h"
@@ -45,11 +46,13 @@ int main(int argc, char** argv) {
   nmprof::cli::add_run_command(app, run);
   nmprof::report::ReportOptions report;
   add_report_command(app, report);
+  nmprof::cli::AttachOptions attach;
+  nmprof::cli::add_attach_command(app, attach);
   app.footer("Run 'nmprof <command> --help' for the options of a command. See man nmprof.");
   std::vector<std::string> args(argv + 1, argv + argc);
-  static const std::string_view kCommands[] = {"run", "report", "-h", "--help", "--version"};
+  static const std::string_view kCommands[] = {"run", "report", "attach", "-h", "--help", "--version"};
   if (!args.empty() && std::find(std::begin(kCommands), std::end(kCommands), args[0]) == std::end(kCommands))
-    return usage_error("unknown command '" + args[0] + "' (commands: run, report)");
+    return usage_error("unknown command '" + args[0] + "' (commands: run, report, attach)");
   // Everything after the profiled program's name is its own: hand CLI11 only nmprof's
   // part, and the program after an explicit "--".
   if (!args.empty() && args[0] == "run") {
@@ -71,5 +74,6 @@ int main(int argc, char** argv) {
     return usage_error(e.what());
   }
   if (app.got_subcommand("run")) return nmprof::cli::run_command(run);
+  if (app.got_subcommand("attach")) return nmprof::cli::attach_command(attach);
   return nmprof::report::run_report(report, std::cout, std::cerr);
 }

@@ -24,6 +24,18 @@ struct Input {
 // Measures the prefix of whole chunks; warns about what follows it.
 void measure(Input& input, std::vector<std::string>& warnings) {
   auto bytes = input.file->bytes();
+  size_t offset = complete_chunks(bytes);
+  if (offset > 0) input.start_nanos = jfr::parse_chunk_header(bytes).start_nanos;
+  input.complete_bytes = offset;
+  if (offset < bytes.size())
+    warnings.push_back(fs::path(input.path).filename().string() + ": dropped " +
+                       std::to_string(bytes.size() - offset) +
+                       " bytes written after its last complete write (the process died while writing)");
+}
+
+}  // namespace
+
+size_t complete_chunks(std::span<const uint8_t> bytes) {
   size_t offset = 0;
   while (offset + jfr::kChunkHeaderSize <= bytes.size()) {
     jfr::ChunkHeader header;
@@ -34,17 +46,10 @@ void measure(Input& input, std::vector<std::string>& warnings) {
     }
     if (header.size < jfr::kChunkHeaderSize || header.size > bytes.size() - offset || header.metadata_offset == 0)
       break;
-    if (offset == 0) input.start_nanos = header.start_nanos;
     offset += header.size;
   }
-  input.complete_bytes = offset;
-  if (offset < bytes.size())
-    warnings.push_back(fs::path(input.path).filename().string() + ": dropped " +
-                       std::to_string(bytes.size() - offset) +
-                       " bytes written after its last complete write (the process died while writing)");
+  return offset;
 }
-
-}  // namespace
 
 bool merge_recordings(const std::string& directory, const std::string& output, MergeResult* result,
                       std::string* error) {

@@ -5,10 +5,17 @@
 // before it is kept.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
 namespace nmprof::cli {
+
+// The length of the prefix of `bytes` made of whole chunks: what a reader can take
+// from a recording that may be in the middle of an append.
+size_t complete_chunks(std::span<const uint8_t> bytes);
 
 struct MergeResult {
   size_t files = 0;                   // per-process recordings that had data

@@ -13,6 +13,7 @@
 #include "cli/agent_location.h"
 #include "cli/child_process.h"
 #include "cli/exit_codes.h"
+#include "cli/output_check.h"
 #include "cli/program_check.h"
 #include "cli/recording_merge.h"
 #include "cli/report/report_command.h"
@@ -26,25 +27,6 @@ namespace fs = std::filesystem;
 int fail(int code, const std::string& message) {
   std::cerr << "nmprof: " << message << "\n";
   return code;
-}
-
-// The output must be writable before anything starts: a run that cannot be saved is wasted.
-bool check_output(const std::string& output, std::string* error) {
-  fs::path path(output);
-  fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    *error = "cannot write " + output + ": directory " + dir.string() + " does not exist";
-  } else if (access(dir.c_str(), W_OK) != 0) {
-    *error = "cannot write " + output + ": directory " + dir.string() + " is not writable";
-  } else if (fs::is_directory(path, ec)) {
-    *error = "-o " + output + " is a directory; give a file name";
-  } else if (fs::exists(path, ec) && access(path.c_str(), W_OK) != 0) {
-    *error = "cannot write " + output + ": permission denied";
-  } else {
-    return true;
-  }
-  return false;
 }
 
 // The summary goes to stderr, like the program's diagnostics, so it never mixes into

@@ -4,6 +4,8 @@ from e2e/programs, and reading recordings with the JDK's own `jfr` tool."""
 import json
 import os
 import shutil
+import signal
+import tempfile
 import subprocess
 from pathlib import Path
 
@@ -63,8 +65,16 @@ def programs(tmp_path_factory):
 
 
 def run(nmprof, *args, cwd=None, env=None, timeout=120, check=None):
-    result = subprocess.run([str(nmprof), *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True,
-                            timeout=timeout)
+    # In its own session, so that a hung run is killed with everything it started.
+    proc = subprocess.Popen([str(nmprof), *map(str, args)], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    result = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
     if check is not None:
         assert result.returncode == check, f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
     return result
@@ -109,22 +119,27 @@ class JavaPrograms:
     def __init__(self, directory):
         self.dir = Path(directory)
         javac = JDK17 / "bin" / "javac"
-        subprocess.run([str(javac), "-d", str(self.dir), str(JAVA_DIR / "NativeMemoryApp.java")], check=True,
-                       capture_output=True)
+        subprocess.run([str(javac), "-d", str(self.dir), str(JAVA_DIR / "NativeMemoryApp.java"),
+                        str(JAVA_DIR / "AttachTarget.java")], check=True, capture_output=True)
+        self.dir.chmod(0o755)  # readable by the JVMs the tests run as another user
         include = JDK17 / "include"
         subprocess.run(["gcc", "-O2", "-g", "-shared", "-fPIC", f"-I{include}", f"-I{include / 'linux'}",
                         "-o", str(self.dir / "libjni_alloc.so"), str(PROGRAMS / "jni_alloc.c")], check=True)
 
-    def command(self, jdk, *args):
+    def command(self, jdk, *args, main="NativeMemoryApp", jvm_options=()):
         java = jdk / "bin" / "java"
         if not java.exists():
             pytest.skip(f"{java} is not installed")
-        return [str(java), "-Xmx256m", f"-Djava.library.path={self.dir}", "-cp", str(self.dir),
-                "NativeMemoryApp", *map(str, args)]
+        return [str(java), "-Xmx256m", *jvm_options, f"-Djava.library.path={self.dir}", "-cp", str(self.dir),
+                main, *map(str, args)]
 
 
 @pytest.fixture(scope="session")
-def java_programs(tmp_path_factory):
+def java_programs():
     if not (JDK17 / "bin" / "javac").exists():
         pytest.fail(f"{JDK17} is needed (apt install openjdk-17-jdk-headless)")
-    return JavaPrograms(tmp_path_factory.mktemp("java"))
+    # Outside pytest's private temporary directory: JVMs running as another user read it.
+    # Not under /tmp either: a test mounts a private /tmp over it for a JVM in a container.
+    directory = tempfile.mkdtemp(prefix="nmprof-e2e-java-", dir="/var/tmp")
+    yield JavaPrograms(directory)
+    shutil.rmtree(directory, ignore_errors=True)

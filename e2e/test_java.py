@@ -150,3 +150,48 @@ def test_direct_buffers_freed_by_their_cleaner_leave_the_live_view(nmprof, java_
     live = sum(s["estimated_bytes"] for s in retained)
     assert abs(live - kept_bytes) <= 5 * sigma(size, count, 64 * 1024), (live, kept_bytes)
     assert sum(s["estimated_bytes"] for s in released) < 0.02 * kept_bytes
+
+
+def deflate_samples(path, jdk):
+    return [e for e in jfr_events(path, "profiler.Malloc", jdk)
+            if in_order(frames_of(e), [("NativeMemoryApp", "deflate")]) >= 0 and frames_of(e)[0][1] == "deflateInit2_"]
+
+
+@JDKS
+def test_the_agent_loads_with_agentpath_without_the_cli(java_programs, tmp_path, jdk):
+    from conftest import nmprof_path
+    agent = nmprof_path().parent.parent / "lib" / "nmprof" / "libnmprof.so"
+    out = tmp_path / "direct.jfr"
+    command = java_programs.command(jdk, "deflater", 200)
+    command.insert(1, f"-agentpath:{agent}=nativemem=64k,file={out}")
+    subprocess.run(command, check=True, capture_output=True, timeout=300)
+    assert len(deflate_samples(out, jdk)) > 50
+    settings = {e["values"]["name"]: e["values"]["value"] for e in jfr_events(out, "jdk.ActiveSetting", jdk)}
+    assert settings["mode"] == "jvm" and settings["nativemem"] == "65536"
+
+
+@JDKS
+def test_system_exit_still_writes_the_recording(nmprof, java_programs, tmp_path, jdk):
+    out = tmp_path / "exit.jfr"
+    result = run(nmprof, "run", "--nativemem", "64k", "-o", out, "--", *java_programs.command(jdk, "exit", 200),
+                 timeout=300)
+    assert result.returncode == 3, result.stderr
+    assert len(deflate_samples(out, jdk)) > 50
+
+
+@JDKS
+def test_sigterm_through_nmprof_shuts_the_jvm_down_with_its_recording(nmprof, java_programs, tmp_path, jdk):
+    import signal
+    out = tmp_path / "term.jfr"
+    proc = subprocess.Popen([str(nmprof), "run", "--nativemem", "64k", "-o", str(out), "--",
+                             *java_programs.command(jdk, "wait", 200)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    # The JVM ends by its shutdown sequence (exit status 143), which writes the recording.
+    assert proc.returncode == 143, stderr
+    assert len(deflate_samples(out, jdk)) > 50

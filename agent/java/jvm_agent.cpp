@@ -3,14 +3,17 @@
 // the JVM attach API (Agent_OnAttach). The hooks and the recording are the same as
 // for native programs; the JVM adds Java frames to stacks, Java thread names, and
 // a flusher thread that names Java frames through JVMTI and writes the recording.
+#include <fcntl.h>
 #include <jni.h>
 #include <jvmti.h>
+#include <unistd.h>
 
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "agent/agent.h"
+#include "agent/attach_request.h"
 #include "agent/java/java_methods.h"
 #include "agent/java/java_stacks.h"
 #include "agent/java/java_thread_info.h"
@@ -71,11 +74,13 @@ void flush_java(JNIEnv* env) {
   recorder->flush_resolving(g_jvm->methods);
 }
 
+// Writes every kFlushMillis while recording; sleeps until woken while stopped.
 void JNICALL flusher(jvmtiEnv* jvmti, JNIEnv* env, void*) {
   AgentGuard all_of_it_is_ours;
   jvmti->RawMonitorEnter(g_jvm->flusher_wakeup);
   while (!g_jvm->dying) {
-    jvmti->RawMonitorWait(g_jvm->flusher_wakeup, kFlushMillis);
+    Recorder* recorder = agent_recorder();
+    jvmti->RawMonitorWait(g_jvm->flusher_wakeup, recorder && recorder->recording() ? kFlushMillis : 0);
     if (g_jvm->dying) break;
     jvmti->RawMonitorExit(g_jvm->flusher_wakeup);
     flush_java(env);
@@ -197,6 +202,21 @@ void JNICALL on_class_prepare(jvmtiEnv*, JNIEnv*, jthread, jclass klass) {
   make_method_ids(klass);
 }
 
+constexpr jvmtiEvent kEvents[] = {JVMTI_EVENT_VM_INIT,     JVMTI_EVENT_VM_DEATH,  JVMTI_EVENT_THREAD_START,
+                                  JVMTI_EVENT_THREAD_END,  JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE};
+
+// Recording stopped: the JVM stops calling the agent, so that it costs nothing.
+void quiet_events() {
+  for (jvmtiEvent event : kEvents)
+    if (event != JVMTI_EVENT_VM_DEATH) g_jvm->jvmti->SetEventNotificationMode(JVMTI_DISABLE, event, nullptr);
+}
+
+void wake_flusher() {
+  g_jvm->jvmti->RawMonitorEnter(g_jvm->flusher_wakeup);
+  g_jvm->jvmti->RawMonitorNotifyAll(g_jvm->flusher_wakeup);
+  g_jvm->jvmti->RawMonitorExit(g_jvm->flusher_wakeup);
+}
+
 // Sets up JVMTI: capabilities, callbacks, events. One line and false on failure.
 bool set_up_jvmti(JavaVM* vm) {
   if (g_jvm) return true;  // loaded twice (-agentpath and attach): one setup serves both
@@ -224,20 +244,104 @@ bool set_up_jvmti(JavaVM* vm) {
     return false;
   }
   g_jvm = jvm;
-  for (jvmtiEvent event : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START,
-                           JVMTI_EVENT_THREAD_END, JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE})
-    jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
+  for (jvmtiEvent event : kEvents) jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
   return true;
 }
 
+bool recording() { return agent_recorder() && agent_recorder()->recording(); }
+
 bool start_with(const char* text, AgentMode mode) {
-  if (agent_recorder()) return true;  // preloaded already (nmprof run): its options stand
+  if (recording()) return true;  // preloaded already (nmprof run): its options stand
   AgentOptions options;
   if (auto error = parse_agent_options(text ? text : "", options)) {
     log_line("agent options: %s; not profiling", error->c_str());
     return false;
   }
   return start_agent(options, mode);
+}
+
+void write_reply(const std::string& path, const AttachReply& reply) {
+  if (path.empty()) return;
+  std::string text = format_attach_reply(reply);
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  ssize_t written = write(fd, text.data(), text.size());
+  (void)written;
+  close(fd);
+}
+
+AttachReply status_reply() {
+  AttachReply reply{{"result", "ok"}, {"pid", std::to_string(getpid())}};
+  if (Recorder* recorder = agent_recorder()) {
+    Recorder::Status s = recorder->status();
+    reply["recording"] = s.recording ? "true" : "false";
+    reply["file"] = s.file;
+    reply["samples"] = std::to_string(s.samples);
+    reply["lost_samples"] = std::to_string(s.lost_samples);
+    reply["tracked_blocks"] = std::to_string(s.tracked_blocks);
+    reply["live_bytes"] = std::to_string(s.live_bytes);
+  } else {
+    reply["recording"] = "false";
+  }
+  return reply;
+}
+
+// One attach request; the return code and the reply file say how it went.
+int attach(JavaVM* vm, const char* text) {
+  AttachRequest request;
+  if (auto error = parse_attach_request(text ? text : "", request)) {
+    write_reply(request.options.reply, {{"result", "error"}, {"message", *error}});
+    return kAttachBadRequest;
+  }
+  JNIEnv* env = nullptr;
+  vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_6);
+  int code = kAttachOk;
+  switch (request.command) {
+    case AttachCommand::Start: {
+      if (recording()) {
+        code = kAttachAlreadyRecording;
+        break;
+      }
+      bool first = !g_jvm;
+      if (!start_agent(request.options, AgentMode::JvmAttach) || !set_up_jvmti(vm)) {
+        stop_agent();
+        write_reply(request.options.reply,
+                    {{"result", "error"}, {"message", "the agent could not start (see the JVM's stderr)"}});
+        return kAttachFailed;
+      }
+      if (!first) {
+        // Started again after a stop: classes prepared meanwhile need their method ids.
+        for (jvmtiEvent event : kEvents) g_jvm->jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
+        if (env) make_method_ids_of_loaded_classes(env);
+      } else if (env) {
+        on_vm_ready(env, nullptr);
+      }
+      wake_flusher();
+      break;
+    }
+    case AttachCommand::Status:
+      break;
+    case AttachCommand::Dump:
+      if (!recording()) {
+        code = kAttachNotRecording;
+        break;
+      }
+      if (env && g_jvm) flush_java(env);
+      break;
+    case AttachCommand::Stop:
+      if (!recording()) {
+        code = kAttachNotRecording;
+        break;
+      }
+      if (env && g_jvm) flush_java(env);
+      stop_agent();
+      if (g_jvm) quiet_events();
+      break;
+  }
+  AttachReply reply = status_reply();
+  if (code != kAttachOk) reply["result"] = "error";
+  write_reply(request.options.reply, reply);
+  return code;
 }
 
 }  // namespace
@@ -250,12 +354,11 @@ extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*)
   return JNI_OK;
 }
 
+// Attach requests (attach_request.h). A non-zero result makes the JVM unload the
+// library: harmless, since a library already loaded stays loaded.
 extern "C" JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM* vm, char* options, void*) {
   nmprof::AgentGuard guard;
-  if (!nmprof::start_with(options, nmprof::AgentMode::JvmAttach) || !nmprof::set_up_jvmti(vm)) return JNI_OK;
-  JNIEnv* env = nullptr;
-  if (vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_6) == JNI_OK) nmprof::on_vm_ready(env, nullptr);
-  return JNI_OK;
+  return nmprof::attach(vm, options);
 }
 
 extern "C" JNIEXPORT void JNICALL Agent_OnUnload(JavaVM*) {}

@@ -9,7 +9,9 @@ import java.util.zip.Inflater;
  * Native memory through the paths JVM services use, each from its own method on its
  * own named thread, with known sizes: java NativeMemoryApp MODE COUNT SIZE
  * Modes: deflater, inflater, direct, unsafe, jni, direct-live (keeps COUNT buffers
- * and releases COUNT more to their Cleaner). Prints the bytes it allocated.
+ * and releases COUNT more to their Cleaner), exit (deflater, then System.exit(3)),
+ * wait (deflater, then prints "ready" and waits to be stopped). Prints the bytes it
+ * allocated.
  */
 public class NativeMemoryApp {
   static native void jniAllocate(int count, int size);
@@ -82,6 +84,17 @@ public class NativeMemoryApp {
           case "direct": direct(count, size); break;
           case "unsafe": unsafe(count, size); break;
           case "jni": jni(count, size); break;
+          case "exit":
+            deflate(count);
+            System.out.println("exiting");
+            System.exit(3);
+            break;
+          case "wait":
+            deflate(count);
+            System.out.println("ready");
+            System.out.flush();
+            Thread.sleep(Long.MAX_VALUE);
+            break;
           case "direct-live":
             retainDirect(count, size);
             releaseDirect(count, size);

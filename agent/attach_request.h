@@ -1,0 +1,43 @@
+// What `nmprof attach` asks of the agent through the JVM's `load` command: a
+// command word, then the agent's usual options, e.g.
+//   start,nativemem=1m,reply=/tmp/nmprof-42.reply,file=/tmp/nmprof-42.jfr
+//   status,reply=...   dump,reply=...   stop,reply=...
+// The agent answers with Agent_OnAttach's return code and, at `reply`, a file of
+// key=value lines (paths as the JVM sees them). Shared by the agent and the CLI.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "agent/options.h"
+
+namespace nmprof {
+
+enum class AttachCommand { Start, Status, Dump, Stop };
+
+struct AttachRequest {
+  AttachCommand command = AttachCommand::Start;
+  AgentOptions options;  // options.reply: where the answer goes
+};
+
+// Agent_OnAttach's return codes.
+enum AttachResult : int {
+  kAttachOk = 0,
+  kAttachBadRequest = 1,     // the options did not parse (the reply says why)
+  kAttachAlreadyRecording = 2,
+  kAttachNotRecording = 3,
+  kAttachFailed = 4,          // e.g. the output cannot be written (the reply says why)
+};
+
+const char* attach_command_name(AttachCommand command);
+std::optional<std::string> parse_attach_request(std::string_view text, AttachRequest& request);
+std::string format_attach_request(const AttachRequest& request);
+
+// The reply file: one key=value per line (values without newlines).
+using AttachReply = std::map<std::string, std::string>;
+std::string format_attach_reply(const AttachReply& reply);
+AttachReply parse_attach_reply(std::string_view text);
+
+}  // namespace nmprof

@@ -1,0 +1,291 @@
+#include "cli/attach_command.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <iostream>
+#include <thread>
+#include <vector>
+
+#include "agent/attach_request.h"
+#include "attach/dynamic_load_warning.h"
+#include "attach/hotspot_vm.h"
+#include "attach/target_files.h"
+#include "cli/agent_location.h"
+#include "cli/exit_codes.h"
+#include "cli/output_check.h"
+#include "cli/recording_merge.h"
+#include "cli/report/report_command.h"
+#include "formats/profile/jfr_profile.h"
+
+namespace nmprof::cli {
+namespace {
+
+volatile sig_atomic_t g_interrupted = 0;
+
+void on_interrupt(int) { g_interrupted = 1; }
+
+int fail(int code, const std::string& message) {
+  std::cerr << "nmprof: " << message << "\n";
+  return code;
+}
+
+std::string value(const AttachReply& reply, const char* key) {
+  auto it = reply.find(key);
+  return it == reply.end() ? std::string() : it->second;
+}
+
+// One attach session with a JVM: where the agent is, and how to talk to it.
+class Session {
+ public:
+  Session(attach::HotSpotVm vm, std::string library) : vm_(std::move(vm)), library_(std::move(library)) {}
+
+  const attach::TargetProcess& target() const { return vm_.process(); }
+  int pid() const { return target().pid; }
+
+  // Sends one request; on success the agent's reply (key=value), otherwise a message.
+  attach::Result<AttachReply> send(AttachRequest request) const {
+    std::string reply_path = "/tmp/nmprof-" + std::to_string(target().nspid) + "-" + std::to_string(getpid()) +
+                             "-" + std::to_string(++requests_) + ".reply";
+    request.options.reply = reply_path;
+    auto code = vm_.load_agent(library_, format_attach_request(request));
+    if (!code) return code.error();
+    AttachReply reply;
+    if (auto fd = attach::open_in_target(target(), reply_path)) {
+      std::string text;
+      char buffer[4096];
+      ssize_t n;
+      while ((n = read(fd->get(), buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<size_t>(n));
+      reply = parse_attach_reply(text);
+      (void)attach::remove_from_target(target(), reply_path);
+    }
+    if (*code == kAttachOk) return reply;
+    return attach::Error{refusal(*code, request.command, reply)};
+  }
+
+ private:
+  std::string refusal(int code, AttachCommand command, const AttachReply& reply) const {
+    std::string jvm = "JVM " + std::to_string(pid());
+    auto said = [&reply](const char* fallback) {
+      auto it = reply.find("message");
+      return it != reply.end() ? it->second : std::string(fallback);
+    };
+    switch (code) {
+      case kAttachAlreadyRecording:
+        return "nmprof is already recording in " + jvm + " (into " + value(reply, "file") +
+               "); take it with 'nmprof attach " + std::to_string(pid()) + " stop -o FILE' first";
+      case kAttachNotRecording:
+        return "nmprof is not recording in " + jvm + "; start with 'nmprof attach " + std::to_string(pid()) +
+               " start'";
+      case kAttachBadRequest:
+        return "the agent in " + jvm + " refused the request: " + said("bad options");
+      default:
+        return std::string("the agent in ") + jvm + " could not " + attach_command_name(command) + ": " +
+               said("no reason given (see the JVM's stderr)");
+    }
+  }
+
+  attach::HotSpotVm vm_;
+  std::string library_;
+  mutable int requests_ = 0;
+};
+
+// The agent library as the target sees it: ours, or a copy in its /tmp when it cannot
+// read ours (a container, or our path not readable by the JVM's user).
+attach::Result<std::string> agent_for(const attach::TargetProcess& target, const std::string& agent) {
+  if (attach::shares_root_with(target) && attach::open_in_target(target, agent)) return agent;
+  struct stat st {};
+  stat(agent.c_str(), &st);
+  std::string copy = "/tmp/nmprof-agent-" + std::to_string(st.st_size) + ".so";
+  auto placed = attach::place_in_target(target, agent, copy);
+  if (!placed) return placed.error();
+  return copy;
+}
+
+bool alive(int pid) { return kill(pid, 0) == 0 || errno == EPERM; }
+
+// Copies the whole chunks of the recording behind `fd` to the user's file.
+attach::Result<void> collect(int fd, const std::string& output) {
+  std::vector<uint8_t> bytes;
+  char buffer[65536];
+  for (off_t at = 0;;) {
+    ssize_t n = pread(fd, buffer, sizeof buffer, at);
+    if (n <= 0) break;
+    bytes.insert(bytes.end(), buffer, buffer + n);
+    at += n;
+  }
+  size_t complete = complete_chunks(bytes);
+  if (complete == 0) return attach::Error{"the recording is empty: the agent wrote nothing readable"};
+  return attach::copy_to_user(fd, complete, "the recording", output, attach::invoking_user());
+}
+
+void summarize(const std::string& file, const AttachOptions& options) {
+  if (options.quiet) {
+    std::cerr << "nmprof: recording written to " << file << "\n";
+    return;
+  }
+  try {
+    report::print_run_summary(profile::read_profile(file), file, options.top, std::cerr);
+  } catch (const std::exception& e) {
+    std::cerr << "nmprof: recording written to " << file << ", but it cannot be summarized: " << e.what() << "\n";
+  }
+}
+
+AttachRequest start_request(const AttachOptions& options, const attach::TargetProcess& target, std::string* error) {
+  AttachRequest request{AttachCommand::Start, {}};
+  auto interval = parse_size(options.interval);
+  if (!interval) {
+    *error = "bad --nativemem '" + options.interval + "' (examples: 512k, 1m, 0)";
+    return request;
+  }
+  request.options.interval = *interval;
+  if (options.stack_depth) request.options.stack_depth = options.stack_depth;
+  request.options.file = "/tmp/nmprof-" + std::to_string(target.nspid) + "-" + std::to_string(time(nullptr)) + ".jfr";
+  return request;
+}
+
+int one_shot(const Session& session, const AttachOptions& options, const std::string& output) {
+  std::string error;
+  AttachRequest start = start_request(options, session.target(), &error);
+  if (!error.empty()) return fail(kExitUsage, error);
+  auto started = session.send(start);
+  if (!started) return fail(kExitFailure, started.error().message);
+  std::string in_target = value(*started, "file");
+  // Held open from now on, it can be read even when the JVM (and its container) is gone.
+  auto recording = attach::open_in_target(session.target(), in_target);
+  if (!recording) return fail(kExitFailure, recording.error().message);
+
+  struct sigaction interrupt = {};
+  interrupt.sa_handler = on_interrupt;
+  sigaction(SIGINT, &interrupt, nullptr);
+  sigaction(SIGTERM, &interrupt, nullptr);
+  std::cerr << "nmprof: recording JVM " << session.pid();
+  if (options.duration > 0) std::cerr << " for " << options.duration << " s";
+  std::cerr << " (Ctrl-C to stop)\n";
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.duration);
+  bool exited = false;
+  while (!g_interrupted) {
+    if (!alive(session.pid())) {
+      exited = true;
+      break;
+    }
+    if (options.duration > 0 && std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (exited) {
+    std::cerr << "nmprof: JVM " << session.pid() << " exited; collecting what it recorded\n";
+  } else if (auto stopped = session.send({AttachCommand::Stop, {}}); !stopped) {
+    std::cerr << "nmprof: " << stopped.error().message << "; collecting what was written so far\n";
+  }
+  auto collected = collect(recording->get(), output);
+  if (!exited) (void)attach::remove_from_target(session.target(), in_target);
+  if (!collected) return fail(kExitFailure, collected.error().message);
+  summarize(output, options);
+  return 0;
+}
+
+// dump and stop: the agent says where its recording is; nmprof copies it out.
+int take_recording(const Session& session, const AttachOptions& options, const std::string& output, bool stop) {
+  auto reply = session.send({stop ? AttachCommand::Stop : AttachCommand::Dump, {}});
+  if (!reply) return fail(kExitFailure, reply.error().message);
+  std::string in_target = value(*reply, "file");
+  auto recording = attach::open_in_target(session.target(), in_target);
+  if (!recording) return fail(kExitFailure, recording.error().message);
+  auto collected = collect(recording->get(), output);
+  if (!collected) return fail(kExitFailure, collected.error().message);
+  if (stop) (void)attach::remove_from_target(session.target(), in_target);
+  summarize(output, options);
+  return 0;
+}
+
+int status(const Session& session) {
+  auto reply = session.send({AttachCommand::Status, {}});
+  if (!reply) return fail(kExitFailure, reply.error().message);
+  if (value(*reply, "recording") != "true") {
+    std::cout << "JVM " << session.pid() << ": nmprof is not recording\n";
+    return 0;
+  }
+  std::cout << "JVM " << session.pid() << ": recording into " << value(*reply, "file") << " (in the JVM's file system)\n"
+            << "  samples " << value(*reply, "samples") << ", lost " << value(*reply, "lost_samples")
+            << ", live sampled blocks " << value(*reply, "tracked_blocks") << ", ~"
+            << std::llround(std::stod("0" + value(*reply, "live_bytes")) / 1048576.0) << " MiB estimated live\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_attach_command(CLI::App& app, AttachOptions& options) {
+  CLI::App* attach = app.add_subcommand("attach", "Profile a running HotSpot JVM through the JVM attach API");
+  attach->add_option("pid", options.pid, "The JVM's process id")->required()->check(CLI::PositiveNumber);
+  attach->add_option("action", options.action,
+                     "Omitted: record for --duration (or until Ctrl-C) and collect. Or, for long sessions:\n"
+                     "start (begin recording), status, dump (copy what is recorded so far), stop (copy and end)")
+      ->check(CLI::IsMember({"start", "status", "dump", "stop"}));
+  attach->add_option("--nativemem", options.interval, "Mean bytes between samples (start; k/m/g suffixes)")
+      ->default_val(options.interval);
+  attach->add_option("--duration", options.duration, "Seconds to record (one shot; default: until Ctrl-C)")
+      ->check(CLI::NonNegativeNumber);
+  attach->add_option("-o,--output", options.output, "Where the profile goes (default nmprof-<pid>.jfr; %p, %t)");
+  attach->add_option("--top", options.top, "Stacks shown in the summary")->default_val(options.top);
+  attach->add_option("--stackdepth", options.stack_depth, "Maximum frames per stack (start)")
+      ->check(CLI::Range(1u, static_cast<unsigned>(kMaxStackDepth)));
+  attach->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
+  attach->add_option("--timeout", options.timeout, "Seconds the JVM gets to answer each request")
+      ->default_val(options.timeout)
+      ->check(CLI::PositiveNumber);
+  attach->footer(
+      "Examples:\n"
+      "  nmprof attach 4123 --nativemem 1m --duration 30 -o leak.jfr\n"
+      "  nmprof attach 4123 start --nativemem 1m\n"
+      "  nmprof attach 4123 status\n"
+      "  nmprof attach 4123 dump -o now.jfr\n"
+      "  nmprof attach 4123 stop -o all.jfr");
+}
+
+int attach_command(const AttachOptions& options) {
+  std::string output = expand_path_template(options.output.empty() ? "nmprof-%p.jfr" : options.output, options.pid,
+                                            time(nullptr));
+  std::string error;
+  bool writes_output = options.action.empty() || options.action == "dump" || options.action == "stop";
+  if (writes_output && !check_output(output, &error)) return fail(kExitFailure, error);
+  std::string agent = find_agent(&error);
+  if (agent.empty()) return fail(kExitFailure, error);
+
+  attach::AttachTimeouts timeouts;
+  timeouts.listener = std::chrono::milliseconds(static_cast<long long>(options.timeout * 1000));
+  timeouts.reply = std::max(timeouts.reply, timeouts.listener);
+  auto vm = attach::HotSpotVm::find(options.pid, timeouts);
+  if (!vm) return fail(kExitFailure, vm.error().message);
+  auto library = agent_for(vm->process(), agent);
+  if (!library) return fail(kExitFailure, library.error().message);
+  if (options.action.empty() || options.action == "start") {
+    auto warning = attach::forecast_dynamic_load_warning(*vm, *library);
+    if (warning && warning->printed)
+      std::cerr << "nmprof: note: JDK " << warning->jdk_version
+                << " prints a warning about a dynamically loaded agent on the JVM's stderr (JEP 451); start the "
+                   "JVM with -XX:+EnableDynamicAgentLoading to avoid it, or load nmprof at startup with "
+                   "-agentpath:"
+                << agent << "=<options>\n";
+  }
+  Session session(std::move(*vm), *library);
+
+  if (options.action.empty()) return one_shot(session, options, output);
+  if (options.action == "status") return status(session);
+  if (options.action == "dump" || options.action == "stop")
+    return take_recording(session, options, output, options.action == "stop");
+  AttachRequest start = start_request(options, session.target(), &error);
+  if (!error.empty()) return fail(kExitUsage, error);
+  auto started = session.send(start);
+  if (!started) return fail(kExitFailure, started.error().message);
+  std::cerr << "nmprof: recording JVM " << options.pid << " into " << value(*started, "file")
+            << " (in the JVM's file system)\n"
+            << "  look with 'nmprof attach " << options.pid << " status', copy with 'nmprof attach " << options.pid
+            << " dump -o FILE', end with 'nmprof attach " << options.pid << " stop -o FILE'\n";
+  return 0;
+}
+
+}  // namespace nmprof::cli

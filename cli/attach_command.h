@@ -1,0 +1,27 @@
+// nmprof attach PID [start|status|dump|stop] [options]: profiles a running HotSpot
+// JVM. Without an action, one shot: start, wait for --duration (or Ctrl-C, or the
+// JVM's exit), stop, collect, summarize. With one, a long session in steps.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+namespace nmprof::cli {
+
+struct AttachOptions {
+  int pid = 0;
+  std::string action;  // "", start, status, dump, stop
+  std::string interval = "512k";
+  double duration = 0;  // seconds; 0 = until Ctrl-C or the JVM exits
+  std::string output;   // default nmprof-<pid>.jfr
+  size_t top = 10;
+  unsigned stack_depth = 0;
+  bool quiet = false;
+  double timeout = 10;  // seconds the JVM gets to answer
+};
+
+void add_attach_command(CLI::App& app, AttachOptions& options);
+int attach_command(const AttachOptions& options);
+
+}  // namespace nmprof::cli
