@@ -3,7 +3,7 @@
 ratios against a plain run in the same invocation, medians of several alternating
 runs; and the instructions the hooks add, counted by callgrind (repeatable).
 
-    bench/run_benchmarks.py --build build [--rounds 7] [--pairs 20000000] [--only native|java]
+    bench/run_benchmarks.py --build build [--rounds 7] [--pairs 20000000] [--only native|java|attach]
 
 With JAVA_HOME naming a JDK (default: JDK 17), it also times a Deflater-heavy Java
 workload with and without nmprof.
@@ -46,10 +46,13 @@ def main():
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--pairs", type=int, default=20_000_000)
     parser.add_argument("--java-iterations", type=int, default=20000)
-    parser.add_argument("--only", choices=["native", "java"], help="run one part only")
+    parser.add_argument("--only", choices=["native", "java", "attach"], help="run one part only")
     args = parser.parse_args()
     if args.only == "java":
         java_benchmark(Path(args.build), args.rounds, args.java_iterations)
+        return
+    if args.only == "attach":
+        attach_benchmarks(Path(args.build), 10, 5)
         return
     build = Path(args.build)
     loop = build / "bench" / "malloc_loop"
@@ -97,6 +100,7 @@ def main():
     print(f"  sampled at 512k, live on       {per_pair(sampled):8.1f}  (+{per_pair(sampled) - per_pair(plain):.1f})")
     if args.only != "native":
         java_benchmark(build, args.rounds, args.java_iterations)
+        attach_benchmarks(build, 10, 5)
 
 
 def samples_in(directory, options, loop, agent, pairs):
@@ -138,6 +142,43 @@ def java_benchmark(build, rounds, iterations):
     cost = (statistics.median(every) - p) / samples * 1e6
     print(f"  every allocation sampled: {statistics.median(every):.3f} s for {samples} samples with Java stacks: "
           f"{cost:.1f} us per sample")
+
+
+def attach_benchmark(build, seconds):
+    """Throughput of one JVM before attach, while attached at 1m, and after stop."""
+    classes = Path(tempfile.mkdtemp())
+    subprocess.run([str(JAVAC), "-d", str(classes), str(Path(__file__).parent / "java" / "ThroughputBench.java")],
+                   check=True)
+    nmprof = build / "bin" / "nmprof"
+    jvm = subprocess.Popen([str(JAVA), "-cp", str(classes), "ThroughputBench"], stdout=subprocess.PIPE, text=True)
+
+    def seconds_of(n):
+        return [int(jvm.stdout.readline()) for _ in range(n)]
+    try:
+        seconds_of(5)  # warm-up: JIT compilation
+        before = seconds_of(seconds)
+        subprocess.run([str(nmprof), "attach", str(jvm.pid), "start", "--nativemem", "1m"], check=True,
+                       capture_output=True)
+        seconds_of(1)
+        during = seconds_of(seconds)
+        out = classes / "attached.jfr"
+        subprocess.run([str(nmprof), "attach", str(jvm.pid), "stop", "-q", "-o", str(out)], check=True,
+                       capture_output=True)
+        seconds_of(1)
+        after = seconds_of(seconds)
+    finally:
+        jvm.kill()
+    b, d, a = (statistics.median(x) for x in (before, during, after))
+    return b / d, b / a
+
+
+def attach_benchmarks(build, seconds, runs):
+    ratios = [attach_benchmark(build, seconds) for _ in range(runs)]
+    during = statistics.median(r[0] for r in ratios)
+    after = statistics.median(r[1] for r in ratios)
+    print(f"attach, Deflater throughput in one JVM (median over {runs} JVMs of the median of {seconds} one-second "
+          f"windows each): slowdown while attached at 1m {during:.3f}x, after stop {after:.3f}x "
+          f"(per JVM after stop: {', '.join(f'{r[1]:.3f}' for r in ratios)})")
 
 
 JDK = Path(os.environ.get("JAVA_HOME", "/usr/lib/jvm/java-17-openjdk-amd64"))

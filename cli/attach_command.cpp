@@ -137,13 +137,7 @@ void summarize(const std::string& file, const AttachOptions& options) {
 
 AttachRequest start_request(const AttachOptions& options, const attach::TargetProcess& target, std::string* error) {
   AttachRequest request{AttachCommand::Start, {}};
-  auto interval = parse_size(options.interval);
-  if (!interval) {
-    *error = "bad --nativemem '" + options.interval + "' (examples: 512k, 1m, 0)";
-    return request;
-  }
-  request.options.interval = *interval;
-  if (options.stack_depth) request.options.stack_depth = options.stack_depth;
+  if (!to_agent_options(options.recording, &request.options, error)) return request;
   request.options.file = "/tmp/nmprof-" + std::to_string(target.nspid) + "-" + std::to_string(time(nullptr)) + ".jfr";
   return request;
 }
@@ -225,14 +219,11 @@ void add_attach_command(CLI::App& app, AttachOptions& options) {
                      "Omitted: record for --duration (or until Ctrl-C) and collect. Or, for long sessions:\n"
                      "start (begin recording), status, dump (copy what is recorded so far), stop (copy and end)")
       ->check(CLI::IsMember({"start", "status", "dump", "stop"}));
-  attach->add_option("--nativemem", options.interval, "Mean bytes between samples (start; k/m/g suffixes)")
-      ->default_val(options.interval);
+  add_recording_options(attach, options.recording);
   attach->add_option("--duration", options.duration, "Seconds to record (one shot; default: until Ctrl-C)")
       ->check(CLI::NonNegativeNumber);
   attach->add_option("-o,--output", options.output, "Where the profile goes (default nmprof-<pid>.jfr; %p, %t)");
   attach->add_option("--top", options.top, "Stacks shown in the summary")->default_val(options.top);
-  attach->add_option("--stackdepth", options.stack_depth, "Maximum frames per stack (start)")
-      ->check(CLI::Range(1u, static_cast<unsigned>(kMaxStackDepth)));
   attach->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
   attach->add_option("--timeout", options.timeout, "Seconds the JVM gets to answer each request")
       ->default_val(options.timeout)

@@ -7,16 +7,17 @@
 
 #include <string>
 
+#include "cli/recording_options.h"
+
 namespace nmprof::cli {
 
 struct AttachOptions {
   int pid = 0;
   std::string action;  // "", start, status, dump, stop
-  std::string interval = "512k";
+  RecordingOptions recording;  // start and one shot
   double duration = 0;  // seconds; 0 = until Ctrl-C or the JVM exits
   std::string output;   // default nmprof-<pid>.jfr
   size_t top = 10;
-  unsigned stack_depth = 0;
   bool quiet = false;
   double timeout = 10;  // seconds the JVM gets to answer
 };

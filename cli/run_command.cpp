@@ -47,8 +47,9 @@ std::string appended(const char* name, const std::string& value) {
 }  // namespace
 
 size_t split_run_arguments(const std::vector<std::string>& args, size_t first, std::string* error) {
-  static const std::string_view kWithValue[] = {"--nativemem", "-o", "--output", "--top", "--stackdepth"};
-  static const std::string_view kFlags[] = {"-q", "--quiet", "-h", "--help"};
+  static const std::string_view kWithValue[] = {"--nativemem", "-o", "--output", "--top", "--stackdepth",
+                                                "--maxtracked"};
+  static const std::string_view kFlags[] = {"-q", "--quiet", "--no-live", "-h", "--help"};
   for (size_t i = first; i < args.size(); i++) {
     std::string_view arg = args[i];
     if (arg == "--" || arg.empty() || arg[0] != '-') return i;
@@ -68,27 +69,25 @@ size_t split_run_arguments(const std::vector<std::string>& args, size_t first, s
 
 void add_run_command(CLI::App& app, RunOptions& options) {
   CLI::App* run = app.add_subcommand("run", "Run a program with the agent, record, and summarize");
-  run->add_option("--nativemem", options.interval,
-                  "Mean bytes between samples (k/m/g suffixes; 0 records every allocation)")
-      ->default_val(options.interval);
+  add_recording_options(run, options.recording);
   run->add_option("-o,--output", options.output, "Output file (%p: pid, %t: start time)")
       ->default_val(options.output);
   run->add_option("--top", options.top, "Stacks shown in the summary")->default_val(options.top);
-  run->add_option("--stackdepth", options.stack_depth, "Maximum frames per stack")
-      ->check(CLI::Range(1u, static_cast<unsigned>(kMaxStackDepth)));
   run->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
   run->add_option("command", options.command, "The program and its arguments, after --")->required();
-  run->footer("Example: nmprof run -o app.jfr -- ./app --port 8080");
+  run->footer(
+      "Examples:\n"
+      "  nmprof run -o app.jfr -- ./app --port 8080\n"
+      "  nmprof run -o app.jfr -- java -jar app.jar      (Java: the agent is added to the JVM's options)\n"
+      "Without the CLI:\n"
+      "  LD_PRELOAD=libnmprof.so NMPROF_OPTIONS=nativemem=512k,file=app.jfr ./app\n"
+      "  java -agentpath:/path/libnmprof.so=nativemem=512k,file=app.jfr -jar app.jar");
 }
 
 int run_command(const RunOptions& options) {
   AgentOptions agent;
-  auto interval = parse_size(options.interval);
-  if (!interval) return fail(kExitUsage, "bad --nativemem '" + options.interval + "' (examples: 512k, 1m, 0)");
-  agent.interval = *interval;
-  if (options.stack_depth) agent.stack_depth = options.stack_depth;
-
   std::string error;
+  if (!to_agent_options(options.recording, &agent, &error)) return fail(kExitUsage, error);
   if (!check_output(options.output, &error)) return fail(kExitFailure, error);
   std::string program = check_program(options.command[0], &error);
   if (program.empty())
@@ -118,7 +117,7 @@ int run_command(const RunOptions& options) {
   }
   for (const auto& warning : merged.warnings) std::cerr << "nmprof: warning: " << warning << "\n";
   if (merged.files == 0) {
-    std::cerr << "nmprof: no allocations were recorded (nothing was sampled at --nativemem " << options.interval
+    std::cerr << "nmprof: no allocations were recorded (nothing was sampled at --nativemem " << options.recording.interval
               << "; try a smaller interval)\n";
   } else if (options.quiet) {
     std::cerr << "nmprof: recording written to " << output << "\n";

@@ -8,13 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "cli/recording_options.h"
+
 namespace nmprof::cli {
 
 struct RunOptions {
-  std::string interval = "512k";
+  RecordingOptions recording;
   std::string output = "nmprof-%p.jfr";
   size_t top = 10;
-  unsigned stack_depth = 0;  // 0: the agent's default
   bool quiet = false;
   std::vector<std::string> command;
 };

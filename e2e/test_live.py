@@ -1,6 +1,8 @@
 """Heap-live: which stacks still hold memory at the end, and nothing else."""
 
 import math
+import os
+import subprocess
 
 import pytest
 
@@ -64,29 +66,25 @@ def test_frees_are_recorded_only_for_tracked_blocks(nmprof, programs, tmp_path):
 
 
 def test_live_tracking_can_be_turned_off(nmprof, programs, tmp_path):
-    out = tmp_path / "off.jfr"
-    env_run = run(nmprof, "run", "--nativemem", "64k", "-o", out, "--", programs.c("live_leak.c"), 1, 2000, check=0)
-    assert env_run.returncode == 0
-    # Through the agent's own option string.
-    import os, subprocess
+    # From the CLI and through the agent's own option string.
+    cli = tmp_path / "cli-off.jfr"
+    run(nmprof, "run", "--nativemem", "64k", "--no-live", "-o", cli, "--", programs.c("live_leak.c"), 1, 2000, check=0)
     agent = nmprof.parent.parent / "lib" / "nmprof" / "libnmprof.so"
-    off = tmp_path / "agent-off.jfr"
-    env = dict(os.environ, LD_PRELOAD=str(agent), NMPROF_OPTIONS=f"nativemem=64k,live=false,file={off}")
+    env_off = tmp_path / "agent-off.jfr"
+    env = dict(os.environ, LD_PRELOAD=str(agent), NMPROF_OPTIONS=f"nativemem=64k,live=false,file={env_off}")
     subprocess.run([str(programs.c("live_leak.c")), "1", "2000"], env=env, check=True, capture_output=True)
-    assert jfr_events(off, "profiler.Malloc")
-    assert not jfr_events(off, "profiler.Free")
-    settings = {e["values"]["name"]: e["values"]["value"] for e in jfr_events(off, "jdk.ActiveSetting")}
-    assert settings["live"] == "false"
-    report = report_json(nmprof, off)
-    assert report["live"] is None
+    for off in (cli, env_off):
+        assert jfr_events(off, "profiler.Malloc")
+        assert not jfr_events(off, "profiler.Free")
+        settings = {e["values"]["name"]: e["values"]["value"] for e in jfr_events(off, "jdk.ActiveSetting")}
+        assert settings["live"] == "false"
+        assert report_json(nmprof, off)["live"] is None
 
 
 def test_the_tracking_cap_is_reported(nmprof, programs, tmp_path):
-    import os, subprocess
-    agent = nmprof.parent.parent / "lib" / "nmprof" / "libnmprof.so"
     out = tmp_path / "cap.jfr"
-    env = dict(os.environ, LD_PRELOAD=str(agent), NMPROF_OPTIONS=f"nativemem=64k,maxtracked=50,file={out}")
-    subprocess.run([str(programs.c("live_leak.c")), "1", "20000"], env=env, check=True, capture_output=True)
+    run(nmprof, "run", "--nativemem", "64k", "--maxtracked", 50, "-o", out, "--", programs.c("live_leak.c"), 1, 20000,
+        check=0)
     report = report_json(nmprof, out)
     stats = report["processes"][0]["statistics"]
     assert stats["untrackedSamples"] > 0

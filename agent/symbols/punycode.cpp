@@ -2,9 +2,12 @@
 
 #include <cstdint>
 
-#include "agent/symbols/utf8.h"
+#include "formats/text/utf8.h"
 
 namespace nmprof::symbols {
+
+using text::is_scalar_value;
+using text::append_utf8;
 
 namespace {
 

@@ -6,9 +6,13 @@
 #include <vector>
 
 #include "agent/symbols/rust_demangle.h"
-#include "agent/symbols/utf8.h"
+#include "formats/text/utf8.h"
 
 namespace nmprof::symbols {
+
+using text::is_scalar_value;
+using text::is_control;
+using text::append_utf8;
 
 namespace {
 

@@ -10,9 +10,14 @@
 
 #include "agent/symbols/punycode.h"
 #include "agent/symbols/rust_demangle.h"
-#include "agent/symbols/utf8.h"
+#include "formats/text/utf8.h"
 
 namespace nmprof::symbols {
+
+using text::is_scalar_value;
+using text::is_control;
+using text::append_utf8;
+using text::decode_utf8;
 
 namespace {
 

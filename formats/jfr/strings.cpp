@@ -1,27 +1,13 @@
 #include "formats/jfr/strings.h"
 
+#include "formats/text/utf8.h"
+
 namespace nmprof::jfr {
 namespace {
 
 enum Encoding : uint8_t { kNull = 0, kEmpty = 1, kPoolKey = 2, kUtf8 = 3, kUtf16 = 4, kLatin1 = 5 };
 
-void append_utf8(std::string& out, uint32_t c) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
-}
+using text::append_utf8;
 
 uint64_t length(ByteReader& in) {
   uint64_t n = in.varint();

@@ -11,30 +11,17 @@
 #include <random>
 
 #include "tests/unwind/eh_frame_image.h"
+#include "tests/unwind/frame_rule.h"
 
 using namespace nmprof::unwind;
 using nmprof::unwind::test::EhFrameImage;
+using nmprof::unwind::test::kNoRule;
+using nmprof::unwind::test::kOutermost;
+using nmprof::unwind::test::Rule;
+using nmprof::unwind::test::rule_at;
 
 namespace {
 
-// What FrameTable::find says, flattened for comparison.
-struct Rule {
-  CfaBase base;
-  uint32_t cfa_offset;
-  int rbp_slot;
-  bool operator==(const Rule&) const = default;
-};
-std::ostream& operator<<(std::ostream& out, const Rule& rule) {
-  return out << "{base " << int(rule.base) << ", offset " << rule.cfa_offset << ", rbp " << rule.rbp_slot << "}";
-}
-constexpr Rule kNoRule{CfaBase::kNone, 0, 0};
-
-Rule rule_at(const FrameTable& table, uintptr_t pc) {
-  const FrameRow* row = table.find(pc);
-  if (row == nullptr) return kNoRule;
-  if (row->base() == CfaBase::kOutermost) return Rule{CfaBase::kOutermost, 0, 0};
-  return Rule{row->base(), row->cfa_offset, row->rbp_slot};
-}
 Rule rsp(uint32_t offset, int rbp_slot = FrameRow::kRbpUnchanged) { return Rule{CfaBase::kRsp, offset, rbp_slot}; }
 
 // push rbp; mov rsp, rbp: the usual prologue, one instruction per byte for brevity.

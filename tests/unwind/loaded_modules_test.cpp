@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "tests/unwind/frame_rule.h"
 #include "tests/unwind/loaded_modules.h"
 #include "tests/unwind/readelf_oracle.h"
 
@@ -13,25 +14,6 @@ using namespace nmprof::unwind;
 using namespace nmprof::unwind::test;
 
 namespace {
-
-struct Rule {
-  CfaBase base;
-  uint32_t cfa_offset;
-  int rbp_slot;
-  bool operator==(const Rule&) const = default;
-};
-std::ostream& operator<<(std::ostream& out, const Rule& rule) {
-  return out << "{base " << int(rule.base) << ", offset " << rule.cfa_offset << ", rbp " << rule.rbp_slot << "}";
-}
-constexpr Rule kNoRule{CfaBase::kNone, 0, 0};
-constexpr Rule kOutermost{CfaBase::kOutermost, 0, 0};
-
-Rule rule_at(const FrameTable& table, uintptr_t pc) {
-  const FrameRow* row = table.find(pc);
-  if (row == nullptr) return kNoRule;
-  if (row->base() == CfaBase::kOutermost) return kOutermost;
-  return Rule{row->base(), row->cfa_offset, row->rbp_slot};
-}
 
 // The rule FrameTable should hold for a row as readelf prints it; nothing where
 // readelf cannot tell (a CFA expression: its PLT form is checked separately).

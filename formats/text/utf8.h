@@ -1,12 +1,13 @@
-// UTF-8 encoding and decoding for the Rust demanglers, which turn escapes,
-// punycode and string constants back into characters.
+// UTF-8 encoding and decoding: for the Rust demanglers, which turn escapes,
+// punycode and string constants back into characters, and for the JFR reader,
+// which turns UTF-16 and Latin-1 strings into UTF-8.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
 
-namespace nmprof::symbols {
+namespace nmprof::text {
 
 // True for a Unicode scalar value (at most U+10FFFF, not a surrogate).
 bool is_scalar_value(char32_t c);
@@ -17,4 +18,4 @@ void append_utf8(std::string& out, char32_t c);
 // Decodes well-formed UTF-8 (no overlong forms or surrogates), or nothing.
 std::optional<std::u32string> decode_utf8(std::string_view bytes);
 
-}  // namespace nmprof::symbols
+}  // namespace nmprof::text

@@ -1,6 +1,6 @@
-#include "agent/symbols/utf8.h"
+#include "formats/text/utf8.h"
 
-namespace nmprof::symbols {
+namespace nmprof::text {
 
 bool is_scalar_value(char32_t c) { return c <= 0x10FFFF && (c < 0xD800 || c > 0xDFFF); }
 
@@ -44,4 +44,4 @@ std::optional<std::u32string> decode_utf8(std::string_view bytes) {
   return chars;
 }
 
-}  // namespace nmprof::symbols
+}  // namespace nmprof::text

@@ -1,0 +1,30 @@
+#include "cli/recording_options.h"
+
+namespace nmprof::cli {
+
+void add_recording_options(CLI::App* command, RecordingOptions& options) {
+  command
+      ->add_option("--nativemem", options.interval,
+                   "Mean bytes between samples (k/m/g suffixes; 0 records every allocation)")
+      ->default_val(options.interval);
+  command->add_option("--stackdepth", options.stack_depth, "Maximum frames per stack (default 128)")
+      ->check(CLI::Range(1u, kMaxStackDepth));
+  command->add_flag("--no-live", options.no_live, "Do not track frees of sampled blocks (no live-memory view)");
+  command->add_option("--maxtracked", options.max_tracked, "Sampled blocks tracked at once (default 262144)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
+}
+
+bool to_agent_options(const RecordingOptions& options, AgentOptions* agent, std::string* error) {
+  auto interval = parse_size(options.interval);
+  if (!interval) {
+    *error = "bad --nativemem '" + options.interval + "' (examples: 512k, 1m, 0)";
+    return false;
+  }
+  agent->interval = *interval;
+  if (options.stack_depth) agent->stack_depth = options.stack_depth;
+  agent->live = !options.no_live;
+  if (options.max_tracked) agent->max_tracked = options.max_tracked;
+  return true;
+}
+
+}  // namespace nmprof::cli

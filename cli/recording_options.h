@@ -1,0 +1,26 @@
+// The options that shape a recording, the same for `run` and `attach` (start and one
+// shot): sampling interval, stack depth, live tracking and its cap. They become the
+// agent's AgentOptions, so both commands name, check and pass them alike.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "agent/options.h"
+
+namespace nmprof::cli {
+
+struct RecordingOptions {
+  std::string interval = "512k";
+  unsigned stack_depth = 0;  // 0: the agent's default
+  bool no_live = false;
+  uint64_t max_tracked = 0;  // 0: the agent's default
+};
+
+void add_recording_options(CLI::App* command, RecordingOptions& options);
+
+// Fills the recording part of `agent`; on a bad value, returns false with *error set.
+bool to_agent_options(const RecordingOptions& options, AgentOptions* agent, std::string* error);
+
+}  // namespace nmprof::cli
