@@ -81,6 +81,13 @@ class VmLayoutTest : public ::testing::TestWithParam<Jdk> {
     symbols_.emplace(libjvm_);
   }
 
+  // Why resolving with these symbols fails, or "" when it does not.
+  std::string refusal(const Symbols& symbols) {
+    VmLayout layout;
+    std::string why_not;
+    return resolve(symbols, &layout, &why_not) ? std::string() : why_not;
+  }
+
   bool resolve(const Symbols& symbols, VmLayout* layout, std::string* why_not) {
     VmStructs vm;
     return vm.open(symbols.lookup(), why_not) && resolve_vm_layout(vm, layout, why_not);
@@ -133,30 +140,21 @@ TEST_P(VmLayoutTest, ResolvesWhatTheClassifierNeeds) {
 TEST_P(VmLayoutTest, NamesAMissingSymbol) {
   Symbols symbols = *symbols_;
   symbols.hide("gHotSpotVMTypeEntrySizeOffset");
-  VmLayout layout;
-  std::string why_not;
-  EXPECT_FALSE(resolve(symbols, &layout, &why_not));
-  EXPECT_EQ(why_not, "libjvm.so does not export gHotSpotVMTypeEntrySizeOffset");
+  EXPECT_EQ(refusal(symbols), "libjvm.so does not export gHotSpotVMTypeEntrySizeOffset");
 }
 
 TEST_P(VmLayoutTest, RefusesAnImplausibleEntryLayout) {
   Symbols symbols = *symbols_;
   const uint64_t stride = 4;  // smaller than the entries' members
   symbols.replace("gHotSpotVMStructEntryArrayStride", &stride);
-  VmLayout layout;
-  std::string why_not;
-  EXPECT_FALSE(resolve(symbols, &layout, &why_not));
-  EXPECT_EQ(why_not, "implausible entry layout of gHotSpotVMStructs");
+  EXPECT_EQ(refusal(symbols), "implausible entry layout of gHotSpotVMStructs");
 }
 
 TEST_P(VmLayoutTest, NamesAMissingField) {
   Symbols symbols = *symbols_;
   StructsWithout structs(symbols, libjvm_, "JavaThread", "_anchor");
   symbols.replace("gHotSpotVMStructs", structs.symbol());
-  VmLayout layout;
-  std::string why_not;
-  EXPECT_FALSE(resolve(symbols, &layout, &why_not));
-  EXPECT_EQ(why_not, "VMStructs has no usable JavaThread::_anchor");
+  EXPECT_EQ(refusal(symbols), "VMStructs has no usable JavaThread::_anchor");
 }
 
 TEST_P(VmLayoutTest, NamesTheAlternativeWhenNeitherFormIsThere) {
@@ -166,10 +164,7 @@ TEST_P(VmLayoutTest, NamesTheAlternativeWhenNeitherFormIsThere) {
   Symbols symbols = *symbols_;
   StructsWithout structs(symbols, libjvm_, "CodeBlob", pointers ? "_code_begin" : "_code_offset");
   symbols.replace("gHotSpotVMStructs", structs.symbol());
-  VmLayout layout;
-  std::string why_not;
-  EXPECT_FALSE(resolve(symbols, &layout, &why_not));
-  EXPECT_EQ(why_not, "VMStructs has no usable CodeBlob::_code_offset");
+  EXPECT_EQ(refusal(symbols), "VMStructs has no usable CodeBlob::_code_offset");
 }
 
 TEST_P(VmLayoutTest, DoesWithoutOptionalFields) {
