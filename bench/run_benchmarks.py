@@ -144,11 +144,8 @@ def java_benchmark(build, rounds, iterations):
           f"{cost:.1f} us per sample")
 
 
-def attach_benchmark(build, seconds):
+def attach_benchmark(build, classes, seconds):
     """Throughput of one JVM before attach, while attached at 1m, and after stop."""
-    classes = Path(tempfile.mkdtemp())
-    subprocess.run([str(JAVAC), "-d", str(classes), str(Path(__file__).parent / "java" / "ThroughputBench.java")],
-                   check=True)
     nmprof = build / "bin" / "nmprof"
     jvm = subprocess.Popen([str(JAVA), "-cp", str(classes), "ThroughputBench"], stdout=subprocess.PIPE, text=True)
 
@@ -168,12 +165,17 @@ def attach_benchmark(build, seconds):
         after = seconds_of(seconds)
     finally:
         jvm.kill()
+        jvm.wait()
     b, d, a = (statistics.median(x) for x in (before, during, after))
     return b / d, b / a
 
 
 def attach_benchmarks(build, seconds, runs):
-    ratios = [attach_benchmark(build, seconds) for _ in range(runs)]
+    with tempfile.TemporaryDirectory() as d:
+        classes = Path(d)
+        subprocess.run([str(JAVAC), "-d", str(classes), str(Path(__file__).parent / "java" / "ThroughputBench.java")],
+                       check=True)
+        ratios = [attach_benchmark(build, classes, seconds) for _ in range(runs)]
     during = statistics.median(r[0] for r in ratios)
     after = statistics.median(r[1] for r in ratios)
     print(f"attach, Deflater throughput in one JVM (median over {runs} JVMs of the median of {seconds} one-second "

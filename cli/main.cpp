@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
   // part, and the program after an explicit "--".
   if (!args.empty() && args[0] == "run") {
     std::string error;
-    size_t command = nmprof::cli::split_run_arguments(args, 1, &error);
+    size_t command = nmprof::cli::split_run_arguments(*app.get_subcommand("run"), args, 1, &error);
     if (!error.empty()) return usage_error(error);
     if (command < args.size() && args[command] != "--") args.insert(args.begin() + static_cast<long>(command), "--");
   }

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <ctime>
 #include <string_view>
 #include <filesystem>
@@ -46,23 +45,19 @@ std::string appended(const char* name, const std::string& value) {
 
 }  // namespace
 
-size_t split_run_arguments(const std::vector<std::string>& args, size_t first, std::string* error) {
-  static const std::string_view kWithValue[] = {"--nativemem", "-o", "--output", "--top", "--stackdepth",
-                                                "--maxtracked"};
-  static const std::string_view kFlags[] = {"-q", "--quiet", "--no-live", "-h", "--help"};
+size_t split_run_arguments(const CLI::App& run, const std::vector<std::string>& args, size_t first,
+                           std::string* error) {
   for (size_t i = first; i < args.size(); i++) {
     std::string_view arg = args[i];
     if (arg == "--" || arg.empty() || arg[0] != '-') return i;
     std::string_view name = arg.substr(0, arg.find('='));
-    bool known = std::find(std::begin(kFlags), std::end(kFlags), arg) != std::end(kFlags);
-    if (std::find(std::begin(kWithValue), std::end(kWithValue), name) != std::end(kWithValue)) {
-      known = true;
-      if (name == arg) i++;  // its value is the next argument
-    }
-    if (!known) {
+    const CLI::Option* option = run.get_option_no_throw(std::string(name));
+    if (!option) {
       *error = "unknown option '" + std::string(arg) + "' for run (see nmprof run --help)";
       return i;
     }
+    bool takes_value = option->get_items_expected_max() > 0;  // flags expect none
+    if (takes_value && name == arg) i++;  // its value is the next argument
   }
   return args.size();
 }

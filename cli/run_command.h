@@ -23,8 +23,10 @@ struct RunOptions {
 // The command line of `run` is split before CLI11 sees it: options up to the first
 // argument that is not one (or up to "--"), then the command, whose own options
 // must not be taken for nmprof's. Returns the index in args where the command
-// starts, or sets *error for an option `run` does not know.
-size_t split_run_arguments(const std::vector<std::string>& args, size_t first, std::string* error);
+// starts, or sets *error for an option `run` does not know. `run` is the subcommand
+// that add_run_command made: its options say which take a value.
+size_t split_run_arguments(const CLI::App& run, const std::vector<std::string>& args, size_t first,
+                           std::string* error);
 void add_run_command(CLI::App& app, RunOptions& options);
 int run_command(const RunOptions& options);
 

@@ -164,6 +164,15 @@ def test_exit_status_passes_through(nmprof, programs, tmp_path, mode, value, exp
     assert result.returncode == expected, result.stderr
 
 
+@pytest.mark.parametrize("separator", [[], ["--"]])
+def test_the_programs_own_options_are_left_to_it(nmprof, tmp_path, separator):
+    # nmprof's flags and valued options first, then the program's, some of the same names.
+    out = tmp_path / "o.jfr"
+    result = run(nmprof, "run", "-q", "--no-live", "--maxtracked", "9", "-o", out, "--nativemem=1m", *separator,
+                 "/bin/echo", "-q", "--top", "3", "-o", check=0)
+    assert result.stdout == "-q --top 3 -o\n"
+
+
 def test_a_static_binary_is_refused_before_it_runs(nmprof, programs, tmp_path):
     static = programs.c("exit_with.c", "-static")
     result = run(nmprof, "run", "-o", tmp_path / "s.jfr", "--", static, "status", "0")
