@@ -129,7 +129,16 @@ std::string format_agent_options(const AgentOptions& options) {
   return s;
 }
 
-std::string expand_path_template(std::string_view pattern, long pid, long when) {
+std::string local_time_text(long when) {
+  time_t t = when;
+  struct tm tm;
+  localtime_r(&t, &tm);
+  char buf[32];
+  strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
+std::string expand_path_template(std::string_view pattern, long pid, std::string_view time_text) {
   std::string out;
   for (size_t i = 0; i < pattern.size(); i++) {
     char c = pattern[i];
@@ -141,12 +150,7 @@ std::string expand_path_template(std::string_view pattern, long pid, long when) 
     if (next == 'p') {
       out += std::to_string(pid);
     } else if (next == 't') {
-      time_t t = when;
-      struct tm tm;
-      localtime_r(&t, &tm);
-      char buf[32];
-      strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-      out += buf;
+      out += time_text;
     } else if (next == '%') {
       out += '%';
     } else {

@@ -35,7 +35,10 @@ std::string format_size(uint64_t bytes);
 std::optional<std::string> parse_agent_options(std::string_view text, AgentOptions& options);
 std::string format_agent_options(const AgentOptions& options);
 
-// Expands %p (pid), %t (yyyymmdd-hhmmss, local time of `when`) and %% in a path.
-std::string expand_path_template(std::string_view pattern, long pid, long when);
+// `when` as %t shows it: yyyymmdd-hhmmss, local time. Takes libc's time zone lock:
+// the agent calls it only when it starts, never from a hook or after fork().
+std::string local_time_text(long when);
+// Expands %p (pid), %t (`time_text`) and %% in a path.
+std::string expand_path_template(std::string_view pattern, long pid, std::string_view time_text);
 
 }  // namespace nmprof

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "agent/error_text.h"
 #include "agent/log.h"
 
 namespace nmprof {
@@ -60,7 +61,7 @@ bool OutputFile::open_file() {
     using_alternate_ = true;
     return true;
   }
-  log_line("cannot write %s: %s; recording stopped, allocations pass through", path().c_str(), strerror(errno));
+  log_line("cannot write %s: %s; recording stopped, allocations pass through", path().c_str(), error_text(errno));
   return false;
 }
 
@@ -70,7 +71,7 @@ bool OutputFile::descriptor_is_ours() const {
 }
 
 bool OutputFile::fail(const char* what) {
-  if (!failed_) log_line("%s %s: %s; recording stopped", what, path().c_str(), strerror(errno));
+  if (!failed_) log_line("%s %s: %s; recording stopped", what, path().c_str(), error_text(errno));
   failed_ = true;
   return false;
 }

@@ -35,6 +35,7 @@ void Recorder::start(const std::string& path_template, const Settings& settings,
                      bool create_file) {
   lock_.lock(current_tid());
   path_template_ = path_template;
+  start_time_text_ = local_time_text(time(nullptr));
   settings_ = settings;
   create_file_ = create_file;
   // A restarted recording with other limits gets a new table (the old one is kept:
@@ -57,7 +58,7 @@ void Recorder::begin_generation() {
   jfr::ByteBuffer metadata;
   const jfr::Metadata& m = schema::nmprof_metadata();
   m.encode(metadata, clock.start_ticks, m.fingerprint());
-  std::string path = expand_path_template(path_template_, process_.pid, time(nullptr));
+  std::string path = expand_path_template(path_template_, process_.pid, start_time_text_);
   file_.reset(path, process_.pid, std::move(metadata), clock);
   events_.clear();
   out_pools_.clear();

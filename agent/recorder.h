@@ -107,6 +107,7 @@ class Recorder {
   bool background_flush_ = false;
   bool create_file_ = false;
   std::string path_template_;
+  std::string start_time_text_;  // %t: formatted at start, since after fork() the time zone lock may be held
   Settings settings_;
   ProcessInfo process_;
   uint32_t generation_ = 0;  // bumped per output file; pool entries carry the one they were written in

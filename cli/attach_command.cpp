@@ -239,7 +239,7 @@ void add_attach_command(CLI::App& app, AttachOptions& options) {
 
 int attach_command(const AttachOptions& options) {
   std::string output = expand_path_template(options.output.empty() ? "nmprof-%p.jfr" : options.output, options.pid,
-                                            time(nullptr));
+                                            local_time_text(time(nullptr)));
   std::string error;
   bool writes_output = options.action.empty() || options.action == "dump" || options.action == "stop";
   if (writes_output && !check_output(output, &error)) return fail(kExitFailure, error);

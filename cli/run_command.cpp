@@ -104,7 +104,7 @@ int run_command(const RunOptions& options) {
     return fail(kExitCannotRun, error);
   }
 
-  std::string output = expand_path_template(options.output, child.pid, started);
+  std::string output = expand_path_template(options.output, child.pid, local_time_text(started));
   MergeResult merged;
   if (!merge_recordings(staging, output, &merged, &error)) {
     fail(kExitFailure, error);

@@ -94,10 +94,11 @@ TEST(AgentOptions, FormatParsesBack) {
 }
 
 TEST(PathTemplate, ExpandsPidTimeAndPercent) {
-  EXPECT_EQ(expand_path_template("out-%p.jfr", 1234, 0), "out-1234.jfr");
-  EXPECT_EQ(expand_path_template("100%%-%p", 7, 0), "100%-7");
-  EXPECT_EQ(expand_path_template("plain.jfr", 7, 0), "plain.jfr");
-  std::string t = expand_path_template("%t", 1, 86400 * 365);
+  EXPECT_EQ(expand_path_template("out-%p.jfr", 1234, ""), "out-1234.jfr");
+  EXPECT_EQ(expand_path_template("100%%-%p", 7, ""), "100%-7");
+  EXPECT_EQ(expand_path_template("plain.jfr", 7, ""), "plain.jfr");
+  EXPECT_EQ(expand_path_template("a-%t-%%t", 7, "T"), "a-T-%t");
+  std::string t = local_time_text(86400 * 365);
   EXPECT_EQ(t.size(), 15u);  // yyyymmdd-hhmmss
   EXPECT_EQ(t[8], '-');
 }
