@@ -8,6 +8,7 @@
 #include <cstring>
 #include <new>
 
+#include "agent/agent_memory.h"
 #include "agent/got_patcher.h"
 #include "agent/hook_events.h"
 #include "agent/hook_table.h"
@@ -54,9 +55,17 @@ void record_sample(ThreadState& t, const unwind::Registers& caller, void* p, siz
 
 bool flush_for_signal() { return g_agent->recorder.flush_from_signal(); }
 
-void before_fork() { g_agent->recorder.before_fork(); }
-void after_fork_in_parent() { g_agent->recorder.after_fork_in_parent(); }
+// The arena's lock is taken last: the recorder's lock holder may be allocating.
+void before_fork() {
+  g_agent->recorder.before_fork();
+  agent_memory::before_fork();
+}
+void after_fork_in_parent() {
+  agent_memory::after_fork();
+  g_agent->recorder.after_fork_in_parent();
+}
 void after_fork_in_child() {
+  agent_memory::after_fork();
   AgentGuard guard;
   g_agent->patcher.reset_lock();
   g_agent->library_change_lock.unlock();

@@ -35,7 +35,8 @@ void Recorder::start(const std::string& path_template, const Settings& settings,
                      bool create_file) {
   lock_.lock(current_tid());
   path_template_ = path_template;
-  start_time_text_ = local_time_text(time(nullptr));
+  // Only when asked for: the time zone is loaded into the host's heap.
+  start_time_text_ = path_template.find("%t") != std::string::npos ? local_time_text(time(nullptr)) : "";
   settings_ = settings;
   create_file_ = create_file;
   // A restarted recording with other limits gets a new table (the old one is kept:
