@@ -9,6 +9,8 @@
 #include <new>
 
 #include "agent/agent_memory.h"
+#include "agent/cancellation_off.h"
+#include "agent/fatal_signals.h"
 #include "agent/got_patcher.h"
 #include "agent/hook_events.h"
 #include "agent/hook_table.h"
@@ -53,7 +55,13 @@ void record_sample(ThreadState& t, const unwind::Registers& caller, void* p, siz
   g_agent->recorder.record_allocation(t, stack, reinterpret_cast<uintptr_t>(p), size, Sampler::weight(size));
 }
 
-bool flush_for_signal() { return g_agent->recorder.flush_from_signal(); }
+bool flush_for_signal() {
+  CancellationOff no_cancel;
+  return g_agent->recorder.flush_from_signal();
+}
+
+// quick_exit() runs neither exit handlers nor destructors: only these.
+void flush_at_quick_exit() { on_process_image_ending(); }
 
 // The arena's lock is taken last: the recorder's lock holder may be allocating.
 void before_fork() {
@@ -67,8 +75,11 @@ void after_fork_in_parent() {
 void after_fork_in_child() {
   agent_memory::after_fork();
   AgentGuard guard;
+  CancellationOff no_cancel;
+  // Locks and work in progress of threads that did not come along.
   g_agent->patcher.reset_lock();
   g_agent->library_change_lock.unlock();
+  g_agent->modules.after_fork_in_child();
   g_agent->recorder.after_fork_in_child();
 }
 
@@ -98,7 +109,12 @@ bool create_agent(AgentMode mode) {
   agent->modules.refresh();
   g_agent = agent;
   pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
-  if (mode == AgentMode::Preload) install_termination_handlers(flush_for_signal);
+  at_quick_exit(flush_at_quick_exit);
+  if (mode == AgentMode::Preload) {
+    install_termination_handlers(flush_for_signal);
+    // A JVM handles SIGSEGV itself (and writes its own crash report).
+    if (!agent->modules.has_jvm()) install_fatal_handlers(flush_for_signal);
+  }
   return true;
 }
 
@@ -113,6 +129,7 @@ void* on_sampled_allocation(void* p, size_t size) {
     auto* frame = static_cast<uintptr_t*>(__builtin_frame_address(0));
     unwind::Registers caller{frame[1], reinterpret_cast<uintptr_t>(frame + 2), frame[0]};
     AgentGuard guard;
+    CancellationOff no_cancel;
     record_sample(t, caller, p, size);
   }
   Sampler::restart(t);
@@ -128,20 +145,26 @@ bool take_tracked_block(void* p, TakenBlock* out) {
 
 void settle_taken_block(const TakenBlock& taken, bool freed) {
   AgentGuard guard;
+  CancellationOff no_cancel;
   g_agent->recorder.settle_block(t_state, taken.block, taken.taken_at, freed);
 }
 
 void on_tracked_free(void* p) {
   if (!g_agent) return;
   AgentGuard guard;
+  CancellationOff no_cancel;
   g_agent->recorder.record_free(t_state, reinterpret_cast<uintptr_t>(p));
 }
 
 void on_libraries_changed(bool deepbind) {
   if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed)) return;
   AgentGuard guard;
+  CancellationOff no_cancel;
   g_agent->library_change_lock.lock(static_cast<int>(gettid()));
-  if (g_agent->modules.refresh()) g_agent->patcher.patch_all(deepbind);
+  if (g_agent->modules.refresh()) {
+    g_agent->patcher.patch_all(deepbind);
+    if (g_agent->modules.has_jvm()) remove_fatal_handlers();
+  }
   g_agent->library_change_lock.unlock();
 }
 
@@ -149,11 +172,13 @@ void on_process_image_ending() {
   if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed)) return;
   // After vfork() the child shares our memory until it execs: leave it alone.
   AgentGuard guard;
+  CancellationOff no_cancel;
   if (getpid() == g_agent->recorder.pid()) g_agent->recorder.flush();
 }
 
 bool start_agent(const AgentOptions& options, AgentMode mode) {
   AgentGuard guard;
+  CancellationOff no_cancel;
   if (!g_agent && !create_agent(mode)) return false;
   if (g_agent->recording.load(std::memory_order_acquire)) return true;
   Agent* agent = g_agent;
@@ -195,6 +220,7 @@ void* on_symbol_lookup(const char* name, void* found) {
 void finish_agent() {
   if (!g_agent || !g_agent->recording.exchange(false)) return;
   AgentGuard guard;
+  CancellationOff no_cancel;
   g_agent->recorder.finish();
 }
 

@@ -54,13 +54,14 @@ void Recorder::start(const std::string& path_template, const Settings& settings,
 void Recorder::begin_generation() {
   process_ = read_process_info();
   generation_++;
-  key_base_ = static_cast<uint64_t>(process_.pid) << 32;
   jfr::ChunkClock clock = current_chunk_clock();
   jfr::ByteBuffer metadata;
   const jfr::Metadata& m = schema::nmprof_metadata();
   m.encode(metadata, clock.start_ticks, m.fingerprint());
   std::string path = expand_path_template(path_template_, process_.pid, start_time_text_);
-  file_.reset(path, process_.pid, std::move(metadata), clock);
+  file_.reset(path, process_.pid, process_.start_millis, std::move(metadata), clock);
+  // pids take 22 bits (pid_max is at most 2^22), images the 10 above them.
+  key_base_ = static_cast<uint64_t>(file_.earlier_images() % 1024) << 54 | static_cast<uint64_t>(process_.pid) << 32;
   events_.clear();
   out_pools_.clear();
   pending_stacks_.clear();

@@ -111,7 +111,10 @@ class Recorder {
   Settings settings_;
   ProcessInfo process_;
   uint32_t generation_ = 0;  // bumped per output file; pool entries carry the one they were written in
-  uint64_t key_base_ = 0;    // pid << 32: keys stay unique when files of several processes are concatenated
+  // pid << 32, and the process image (exec) in the top bits: pool keys stay unique
+  // when the chunks of several processes and images are joined (the JDK's reader
+  // keeps the first entry of a key for all chunks).
+  uint64_t key_base_ = 0;
   uint64_t last_flush_ = 0;
   uint64_t samples_ = 0;
   std::atomic<uint64_t> lost_samples_{0};  // also counted by threads that do not hold the lock
