@@ -17,18 +17,41 @@ void add_report_command(CLI::App& app, nmprof::report::ReportOptions& options) {
   using nmprof::report::ReportOptions;
   CLI::App* report = app.add_subcommand("report", "Summarize a recording (nmprof's or another profiler's JFR file)");
   report->add_option("file", options.file, "The .jfr file")->required();
+  report->add_option("-o,--output", options.output,
+                     "Write to this file (default: standard output); its extension chooses the format: .pb.gz pprof, "
+                     ".collapsed, .json, .txt");
+  report->add_option("--format", options.format, "What to write: a report, a pprof heap profile, collapsed stacks")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, ReportOptions::Format>{
+                                              {"text", ReportOptions::Format::Text},
+                                              {"json", ReportOptions::Format::Json},
+                                              {"pprof", ReportOptions::Format::Pprof},
+                                              {"collapsed", ReportOptions::Format::Collapsed}})
+                      .description(""))
+      ->type_name(nmprof::report::report_format_choices());
   report->add_option("--top", options.top, "Stacks and functions shown")->default_val(options.top);
   report->add_option("--by", options.by, "Rank by whole stacks or by function")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, ReportOptions::By>{{"stack", ReportOptions::By::Stack},
-                                                   {"function", ReportOptions::By::Function}}))
+      ->transform(CLI::CheckedTransformer(std::map<std::string, ReportOptions::By>{
+                                              {"stack", ReportOptions::By::Stack},
+                                              {"function", ReportOptions::By::Function}})
+                      .description(""))
+      ->type_name("stack|function")
       ->default_str("stack");
-  report->add_option("--format", options.format, "text, or json for scripts")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, ReportOptions::Format>{{"text", ReportOptions::Format::Text},
-                                                       {"json", ReportOptions::Format::Json}}))
-      ->default_str("text");
+  report->add_option("--value", options.value, "Value of collapsed stacks: estimated bytes or allocations")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, nmprof::report::Value>{
+                                              {"bytes", nmprof::report::Value::Bytes},
+                                              {"count", nmprof::report::Value::Count}})
+                      .description(""))
+      ->type_name("bytes|count")
+      ->default_str("bytes");
+  report->add_option("--diff", options.diff_base, "Compare with an earlier recording: what grew since BASE")
+      ->type_name("BASE");
   report->add_flag("--live", options.live, "Show what is still allocated at the end instead of what was allocated");
+  report->footer(
+      "Examples:\n"
+      "  nmprof report app.jfr --live\n"
+      "  nmprof report app.jfr -o app.pb.gz && go tool pprof -top app.pb.gz\n"
+      "  nmprof report app.jfr --format collapsed | flamegraph.pl > app.svg\n"
+      "  nmprof report after.jfr --diff before.jfr --live");
 }
 
 int usage_error(const std::string& message) {

@@ -1,0 +1,32 @@
+// Allocated and live estimates per stack side by side: what pprof's four heap
+// sample types, collapsed stacks and diffs are made of.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cli/report/aggregation.h"
+#include "formats/profile/profile.h"
+
+namespace nmprof::report {
+
+struct StackValues {
+  uint32_t stack = 0;
+  uint32_t labels = 0;  // Profile::label_sets() index; always 0 unless split by labels
+  Totals allocated;
+  Totals live;  // zero without live data
+};
+
+struct HeapView {
+  profile::AllocationSource source = profile::AllocationSource::Native;
+  bool has_live = false;  // the recording tracked frees
+  std::vector<StackValues> stacks;  // in order of first allocation
+  Totals allocated;
+  Totals live;
+};
+
+// Over the same samples as the report (native ones when there are any, else the
+// JDK's Java heap samples). Throws ReportError when there are no allocations.
+HeapView heap_view(const profile::Profile& profile, bool split_by_labels);
+
+}  // namespace nmprof::report
