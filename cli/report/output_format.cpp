@@ -1,11 +1,9 @@
 #include "cli/report/output_format.h"
 
-#include <utility>
 
 namespace nmprof::report {
 namespace {
 
-// Report formats, in the order --help lists them.
 constexpr std::pair<const char*, Format> kNames[] = {
     {"text", Format::Text},
     {"json", Format::Json},
@@ -26,11 +24,7 @@ std::string report_format_choices() {
   return choices;
 }
 
-std::optional<Format> format_named(const std::string& name) {
-  for (const auto& [n, format] : kNames)
-    if (name == n) return format;
-  return std::nullopt;
-}
+std::span<const std::pair<const char*, Format>> report_formats() { return kNames; }
 
 std::optional<Format> format_of_path(const std::string& path) {
   for (const auto& [extension, format] : kExtensions)

@@ -3,15 +3,18 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
 
 namespace nmprof::report {
 
 enum class Format { Text, Json, Pprof, Collapsed, Jfr };
 
-// "text|json|pprof|collapsed", as shown by --help.
+// The formats `report --format` takes, by name, in the order --help lists them.
+std::span<const std::pair<const char*, Format>> report_formats();
+// "text|json|pprof|collapsed".
 std::string report_format_choices();
-std::optional<Format> format_named(const std::string& name);
 // By extension: .pb.gz/.pprof -> pprof, .json, .collapsed/.folded, .txt, .jfr.
 std::optional<Format> format_of_path(const std::string& path);
 
