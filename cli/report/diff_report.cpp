@@ -138,7 +138,7 @@ Diff diff_profiles(const Profile& base, const Profile& now, bool live) {
   }
   Diff diff;
   diff.live = live;
-  HeapView base_view = heap_view(base, false), new_view = heap_view(now, false);
+  HeapView base_view = heap_view(base), new_view = heap_view(now);
   diff.has_live = base_view.has_live && new_view.has_live;
   DiffBuilder builder(diff);
   builder.add(now, new_view, true);  // rows show the new recording's names

@@ -7,15 +7,15 @@
 
 namespace nmprof::report {
 
-HeapView heap_view(const profile::Profile& profile, bool split_by_labels) {
+HeapView heap_view(const profile::Profile& profile, SampleLabels* labels) {
   HeapView view;
   view.source = reported_source(profile);
   view.has_live = view.source == profile::AllocationSource::Native && has_live_data(profile);
-  std::unordered_map<uint64_t, uint32_t> row_of;  // by stack and label set
+  std::unordered_map<uint64_t, uint32_t> row_of;  // by stack and label group
   auto row = [&](const profile::Allocation& a) -> StackValues& {
-    uint32_t labels = split_by_labels ? a.labels : 0;
-    auto [it, added] = row_of.try_emplace(uint64_t{a.stack} << 32 | labels, static_cast<uint32_t>(view.stacks.size()));
-    if (added) view.stacks.push_back({a.stack, labels, {}, {}});
+    uint32_t group = labels ? labels->group(a) : 0;
+    auto [it, added] = row_of.try_emplace(uint64_t{a.stack} << 32 | group, static_cast<uint32_t>(view.stacks.size()));
+    if (added) view.stacks.push_back({a.stack, group, {}, {}});
     return view.stacks[it->second];
   };
   for (const auto& a : profile.allocations) {

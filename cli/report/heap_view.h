@@ -6,13 +6,14 @@
 #include <vector>
 
 #include "cli/report/aggregation.h"
+#include "cli/report/sample_labels.h"
 #include "formats/profile/profile.h"
 
 namespace nmprof::report {
 
 struct StackValues {
   uint32_t stack = 0;
-  uint32_t labels = 0;  // Profile::label_sets() index; always 0 unless split by labels
+  uint32_t group = 0;  // SampleLabels::group of its allocations; 0 without labels
   Totals allocated;
   Totals live;  // zero without live data
 };
@@ -26,7 +27,8 @@ struct HeapView {
 };
 
 // Over the same samples as the report (native ones when there are any, else the
-// JDK's Java heap samples). Throws ReportError when there are no allocations.
-HeapView heap_view(const profile::Profile& profile, bool split_by_labels);
+// JDK's Java heap samples), one row per stack, or per stack and label group when
+// `labels` is given. Throws ReportError when there are no allocations.
+HeapView heap_view(const profile::Profile& profile, SampleLabels* labels = nullptr);
 
 }  // namespace nmprof::report

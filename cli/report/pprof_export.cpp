@@ -57,9 +57,9 @@ class Symbols {
   std::unordered_map<std::string, uint64_t> functions_;
 };
 
-std::vector<pprof::Label> labels(const profile::LabelSet& set, const Totals& allocated) {
+std::vector<pprof::Label> labels_of(const SampleLabels* labels, uint32_t group, const Totals& allocated) {
   std::vector<pprof::Label> out;
-  for (const auto& l : set) out.push_back({l.key, l.text, l.number, {}, l.numeric});
+  if (labels) out = labels->labels(group);
   // As Go's heap profiles: the mean size of the stack's allocations, for -tagfocus=bytes=...
   if (allocated.count > 0) out.push_back({"bytes", {}, rounded(allocated.bytes / allocated.count), "bytes", true});
   return out;
@@ -85,7 +85,7 @@ void describe(const Profile& profile, const HeapView& view, pprof::Profile& out)
 
 }  // namespace
 
-pprof::Profile to_pprof(const Profile& profile, const HeapView& view, bool live_first) {
+pprof::Profile to_pprof(const Profile& profile, const HeapView& view, const SampleLabels* labels, bool live_first) {
   pprof::Profile out;
   out.sample_types = {{"alloc_objects", "count"}, {"alloc_space", "bytes"}};
   if (view.has_live) out.sample_types.insert(out.sample_types.end(), {{"inuse_objects", "count"}, {"inuse_space", "bytes"}});
@@ -107,7 +107,7 @@ pprof::Profile to_pprof(const Profile& profile, const HeapView& view, bool live_
     }
     sample.values = {rounded(s.allocated.count), rounded(s.allocated.bytes)};
     if (view.has_live) sample.values.insert(sample.values.end(), {rounded(s.live.count), rounded(s.live.bytes)});
-    sample.labels = labels(profile.label_sets()[s.labels], s.allocated);
+    sample.labels = labels_of(labels, s.group, s.allocated);
     out.samples.push_back(std::move(sample));
   }
   return out;

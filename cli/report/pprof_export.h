@@ -8,7 +8,9 @@
 
 namespace nmprof::report {
 
-// `live_first`: pprof opens on inuse_space instead of alloc_space.
-pprof::Profile to_pprof(const profile::Profile& profile, const HeapView& view, bool live_first);
+// `view` made with the same `labels` (or none); `live_first`: pprof opens on
+// inuse_space instead of alloc_space.
+pprof::Profile to_pprof(const profile::Profile& profile, const HeapView& view, const SampleLabels* labels,
+                        bool live_first);
 
 }  // namespace nmprof::report

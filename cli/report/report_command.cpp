@@ -33,13 +33,13 @@ void write_profile(const profile::Profile& profile, const ReportOptions& options
   switch (format) {
     case Format::Pprof: {
       if (options.live) check_live_view(profile);
-      std::string bytes = pprof::encode(to_pprof(profile, heap_view(profile, true), options.live));
+      std::string bytes = pprof::encode(to_pprof(profile, heap_view(profile), nullptr, options.live));
       out << pprof::gzip(bytes);
       return;
     }
     case Format::Collapsed:
       if (options.live) check_live_view(profile);
-      write_collapsed(profile, heap_view(profile, false), options.live, options.value, out);
+      write_collapsed(profile, heap_view(profile), options.live, options.value, out);
       return;
     case Format::Json: write_json_report(build_report(profile, options), out); return;
     case Format::Text:

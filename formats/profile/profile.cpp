@@ -79,21 +79,10 @@ size_t Profile::Hash::operator()(const Thread& t) const {
   return combine(h, std::hash<std::string>()(t.name));
 }
 
-size_t Profile::Hash::operator()(const LabelSet& labels) const {
-  size_t h = labels.size();
-  for (const auto& l : labels) {
-    h = combine(h, std::hash<std::string>()(l.key));
-    h = combine(h, l.numeric ? static_cast<size_t>(l.number) : std::hash<std::string>()(l.text));
-  }
-  return h;
-}
-
 uint32_t Profile::add_frame(const Frame& frame) { return intern(frame, frames_, frame_ids_); }
 
 uint32_t Profile::add_stack(const Stack& stack) { return intern(stack, stacks_, stack_ids_); }
 
 uint32_t Profile::add_thread(const Thread& thread) { return intern(thread, threads_, thread_ids_); }
-
-uint32_t Profile::add_label_set(const LabelSet& labels) { return intern(labels, label_sets_, label_set_ids_); }
 
 }  // namespace nmprof::profile

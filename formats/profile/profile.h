@@ -48,19 +48,6 @@ struct Thread {
 };
 
 // A counter of the profiler itself (nmprof.Statistics), e.g. lostSamples.
-// Context of an allocation (a static tag, a span id, an attribute), carried into
-// outputs that have labels (pprof). Recording them is the producer's business; a
-// profile without any has only the empty set.
-struct Label {
-  std::string key;
-  std::string text;  // a string label
-  int64_t number = 0;
-  bool numeric = false;
-  bool operator==(const Label&) const = default;
-};
-using LabelSet = std::vector<Label>;
-
-// A counter of the profiler itself (nmprof.Statistics), e.g. lostSamples.
 struct Statistic {
   std::string name;   // field name
   std::string label;  // display name, e.g. "Lost Samples"
@@ -103,7 +90,6 @@ struct Allocation {
   uint32_t process = 0;
   uint32_t thread = 0;
   uint32_t stack = 0;
-  uint32_t labels = 0;  // index into Profile::label_sets(); 0 is the empty set
   AllocationSource source = AllocationSource::Native;
 
   double estimated_bytes() const { return static_cast<double>(weight) * static_cast<double>(size); }
@@ -118,8 +104,6 @@ struct Free {
 
 class Profile {
  public:
-  Profile() { add_label_set({}); }
-
   std::vector<Process> processes;
   std::vector<Allocation> allocations;
   std::vector<Free> frees;
@@ -128,27 +112,22 @@ class Profile {
   uint32_t add_frame(const Frame& frame);
   uint32_t add_stack(const Stack& stack);
   uint32_t add_thread(const Thread& thread);
-  uint32_t add_label_set(const LabelSet& labels);
   const std::vector<Frame>& frames() const { return frames_; }
   const std::vector<Stack>& stacks() const { return stacks_; }
   const std::vector<Thread>& threads() const { return threads_; }
-  const std::vector<LabelSet>& label_sets() const { return label_sets_; }
 
  private:
   struct Hash {
     size_t operator()(const Frame& f) const;
     size_t operator()(const Stack& s) const;
     size_t operator()(const Thread& t) const;
-    size_t operator()(const LabelSet& labels) const;
   };
   std::vector<Frame> frames_;
   std::vector<Stack> stacks_;
   std::vector<Thread> threads_;
-  std::vector<LabelSet> label_sets_;
   std::unordered_map<Frame, uint32_t, Hash> frame_ids_;
   std::unordered_map<Stack, uint32_t, Hash> stack_ids_;
   std::unordered_map<Thread, uint32_t, Hash> thread_ids_;
-  std::unordered_map<LabelSet, uint32_t, Hash> label_set_ids_;
 };
 
 }  // namespace nmprof::profile
