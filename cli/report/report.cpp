@@ -116,25 +116,34 @@ bool has_live_data(const Profile& profile) {
                                                [](const auto& p) { return p.live_tracking(); });
 }
 
-Report build_report(const Profile& profile, const ReportOptions& options) {
+AllocationSource reported_source(const Profile& profile) {
   if (profile.allocations.empty())
     throw ReportError("no allocation events (profiler.Malloc or jdk.ObjectAllocationSample)");
+  bool has_native = std::any_of(profile.allocations.begin(), profile.allocations.end(),
+                                [](const auto& a) { return a.source == AllocationSource::Native; });
+  return has_native ? AllocationSource::Native : AllocationSource::JavaHeap;
+}
+
+void check_live_view(const Profile& profile) {
+  if (reported_source(profile) != AllocationSource::Native)
+    throw ReportError("no live data: JDK allocation samples come without frees");
+  if (!has_live_data(profile))
+    throw ReportError("no live data: the recording has no frees (record with live tracking on)");
+}
+
+Report build_report(const Profile& profile, const ReportOptions& options) {
   Report r;
   r.profile = &profile;
   r.options = options;
   r.warnings = profile.warnings;
-  // Native samples when there are any; a JDK recording still gets a Java heap summary.
-  bool has_native = std::any_of(profile.allocations.begin(), profile.allocations.end(),
-                                [](const auto& a) { return a.source == AllocationSource::Native; });
-  r.source = has_native ? AllocationSource::Native : AllocationSource::JavaHeap;
+  r.source = reported_source(profile);
+  bool has_native = r.source == AllocationSource::Native;
   std::vector<uint32_t> selected;
   for (uint32_t i = 0; i < profile.allocations.size(); i++)
     if (profile.allocations[i].source == r.source) selected.push_back(i);
 
   bool live_data = has_native && has_live_data(profile);
-  if (options.live && !live_data)
-    throw ReportError(has_native ? "no live data: the recording has no frees (record with live tracking on)"
-                                 : "no live data: JDK allocation samples come without frees");
+  if (options.live) check_live_view(profile);
 
   describe_processes(profile, selected, r);
   Aggregate allocated = aggregate(profile, selected);

@@ -10,17 +10,22 @@
 #include <vector>
 
 #include "cli/report/aggregation.h"
+#include "cli/report/collapsed_stacks.h"
+#include "cli/report/output_format.h"
 #include "formats/profile/profile.h"
 
 namespace nmprof::report {
 
 struct ReportOptions {
   enum class By { Stack, Function };
-  enum class Format { Text, Json };
+  using Format = report::Format;
   std::string file;
+  std::string output;     // empty: standard output
+  std::string diff_base;  // --diff: the recording to compare with
   size_t top = 10;
   By by = By::Stack;
-  Format format = Format::Text;
+  std::optional<Format> format;  // unset: from the output's extension, else text
+  Value value = Value::Bytes;    // of collapsed stacks
   bool live = false;  // rank what is live at the end instead of what was allocated
 };
 
@@ -71,6 +76,11 @@ struct Report {
 
 // Throws ReportError when the profile has nothing to report in the requested view.
 Report build_report(const profile::Profile& profile, const ReportOptions& options);
+// The samples a report covers: native ones when there are any; a JDK recording still
+// gets a Java heap summary. Throws ReportError when there are no allocations.
+profile::AllocationSource reported_source(const profile::Profile& profile);
+// Throws ReportError saying why when there is no live view of the profile.
+void check_live_view(const profile::Profile& profile);
 // Whether the recording tracked frees, so that a live view can be computed.
 bool has_live_data(const profile::Profile& profile);
 
