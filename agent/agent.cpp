@@ -20,6 +20,7 @@
 #include "agent/sampler.h"
 #include "agent/stack_capture.h"
 #include "agent/termination_signals.h"
+#include "agent/thread_context.h"
 #include "agent/thread_scratch.h"
 #include "agent/thread_state.h"
 
@@ -63,6 +64,12 @@ void after_fork_in_child() {
   g_agent->recorder.after_fork_in_child();
 }
 
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& name : names) text += (text.empty() ? "" : ",") + name;
+  return text;
+}
+
 Settings settings_of(const AgentOptions& o, AgentMode mode) {
   const char* mode_name = mode == AgentMode::Preload ? "preload" : mode == AgentMode::JvmStartup ? "jvm" : "attach";
   return {{"nativemem", std::to_string(o.interval)},
@@ -70,7 +77,8 @@ Settings settings_of(const AgentOptions& o, AgentMode mode) {
           {"live", o.live ? "true" : "false"},
           {"maxtracked", std::to_string(o.max_tracked)},
           {"file", o.file},
-          {"mode", mode_name}};
+          {"mode", mode_name},
+          {"attributes", joined(o.context_attributes)}};
 }
 
 // The parts that live as long as the process, made once.
@@ -155,8 +163,10 @@ bool start_agent(const AgentOptions& options, AgentMode mode) {
     agent->patcher.set_enabled(static_cast<HookId>(id), id != kFree || options.live);
   // Attached, the file exists at once: the CLI holds it open, so that what the JVM
   // recorded can be collected even if it exits (in a container, with its /tmp).
+  declare_context_attributes(options.context_attributes);
   agent->recorder.start(agent->options.file, settings_of(agent->options, mode),
-                        options.live ? options.max_tracked : 0, mode == AgentMode::JvmAttach);
+                        options.live ? options.max_tracked : 0, mode == AgentMode::JvmAttach, options.tags,
+                        options.context_attributes);
   agent->recording.store(true, std::memory_order_release);
   agent->patcher.patch_all();
   return true;

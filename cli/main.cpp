@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/options.h"
 #include "cli/attach_command.h"
 #include "cli/exit_codes.h"
 #include "cli/report/report_command.h"
@@ -18,11 +19,27 @@ void add_report_command(CLI::App& app, nmprof::report::ReportOptions& options) {
   CLI::App* report = app.add_subcommand("report", "Summarize a recording (nmprof's or another profiler's JFR file)");
   report->add_option("file", options.file, "The .jfr file")->required();
   report->add_option("--top", options.top, "Stacks and functions shown")->default_val(options.top);
-  report->add_option("--by", options.by, "Rank by whole stacks or by function")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, ReportOptions::By>{{"stack", ReportOptions::By::Stack},
-                                                   {"function", ReportOptions::By::Function}}))
+  report
+      ->add_option_function<std::string>(
+          "--by",
+          [&options](const std::string& text) {
+            if (auto error = nmprof::report::parse_by(text, options)) throw CLI::ValidationError(*error);
+          },
+          "Rank by whole stacks, function, span, local-root-span or attribute:NAME (a context attribute)")
       ->default_str("stack");
+  report
+      ->add_option_function<std::vector<std::string>>(
+          "--tag",
+          [&options](const std::vector<std::string>& texts) {
+            for (const auto& text : texts) {
+              nmprof::Tag tag;
+              if (auto error = nmprof::parse_tag(text, &tag)) throw CLI::ValidationError("--tag: " + *error);
+              options.filters.push_back({tag.first, tag.second});
+            }
+          },
+          "Only samples with KEY=VALUE: a context attribute, spanId, localRootSpanId or a static tag (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   report->add_option("--format", options.format, "text, or json for scripts")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, ReportOptions::Format>{{"text", ReportOptions::Format::Text},
