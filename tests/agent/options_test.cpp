@@ -93,6 +93,39 @@ TEST(AgentOptions, FormatParsesBack) {
   EXPECT_EQ(back.max_tracked, o.max_tracked);
 }
 
+TEST(AgentOptions, TagsAndContextAttributesParseBack) {
+  AgentOptions o;
+  o.tags = {{"service", "shop"}, {"build", "a=b"}};
+  o.context_attributes = {"route", "tenant_id"};
+  o.file = "/out/x.jfr";
+  AgentOptions back;
+  EXPECT_FALSE(parse_agent_options(format_agent_options(o), back));
+  EXPECT_EQ(back.tags, o.tags);
+  EXPECT_EQ(back.context_attributes, o.context_attributes);
+  EXPECT_EQ(back.file, o.file);
+}
+
+TEST(AgentOptions, BadTagsAndAttributesAreRefused) {
+  AgentOptions o;
+  EXPECT_EQ(*parse_agent_options("tag=service", o), "bad tag 'service' (KEY=VALUE, e.g. service=checkout)");
+  EXPECT_TRUE(parse_agent_options("tag==x", o));
+  EXPECT_TRUE(parse_agent_options("attributes=", o));
+  EXPECT_TRUE(parse_agent_options("attributes=a;;b", o));
+  EXPECT_TRUE(parse_agent_options("attributes=1st", o));
+  EXPECT_TRUE(parse_agent_options("attributes=spanId", o));
+  EXPECT_TRUE(parse_agent_options("attributes=a;b;c;d;e;f;g;h;i", o));
+  EXPECT_FALSE(parse_agent_options("attributes=a;b;c;d;e;f;g;h", o));
+  EXPECT_EQ(o.context_attributes.size(), kMaxContextAttributes);
+  EXPECT_TRUE(parse_agent_options("attributes=" + std::string(kMaxAttributeNameLength + 1, 'x'), o));
+  EXPECT_FALSE(parse_agent_options("attributes=" + std::string(kMaxAttributeNameLength, 'x'), o));
+}
+
+TEST(AgentOptions, EmptyTagValueIsAllowed) {
+  Tag tag;
+  EXPECT_FALSE(parse_tag("canary=", &tag));
+  EXPECT_EQ(tag, Tag("canary", ""));
+}
+
 TEST(PathTemplate, ExpandsPidTimeAndPercent) {
   EXPECT_EQ(expand_path_template("out-%p.jfr", 1234, 0), "out-1234.jfr");
   EXPECT_EQ(expand_path_template("100%%-%p", 7, 0), "100%-7");
