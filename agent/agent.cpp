@@ -61,6 +61,7 @@ void after_fork_in_child() {
   AgentGuard guard;
   g_agent->patcher.reset_lock();
   g_agent->library_change_lock.unlock();
+  reset_context_lock_after_fork();
   g_agent->recorder.after_fork_in_child();
 }
 

@@ -55,7 +55,8 @@ struct nmprof_context_block {
 };
 
 /* The agent's one entry point for this API: the calling thread's block (made on its
- * first call), or NULL when the agent cannot give one for this ABI. */
+ * first call), or NULL when the agent cannot give one for this ABI. Called once per
+ * thread; the header keeps the block in a thread-local variable. */
 typedef struct nmprof_context_block *(*nmprof_thread_context_fn)(int abi);
 
 static inline struct nmprof_context_block *nmprof_no_agent__(int abi) {
@@ -64,7 +65,11 @@ static inline struct nmprof_context_block *nmprof_no_agent__(int abi) {
 }
 
 static inline struct nmprof_context_block *nmprof_context__(void) {
+  /* The block stays valid as long as the process: the agent gives the block of an
+   * exited thread to a new thread, never back to the allocator. */
+  static __thread struct nmprof_context_block *block;
   static nmprof_thread_context_fn agent; /* NULL: not looked up yet */
+  if (__builtin_expect(block != NULL, 1)) return block;
   nmprof_thread_context_fn fn = __atomic_load_n(&agent, __ATOMIC_RELAXED);
   if (__builtin_expect(fn == NULL, 0)) {
     /* RTLD_DEFAULT is NULL in glibc; it is only declared with _GNU_SOURCE. */
@@ -74,7 +79,8 @@ static inline struct nmprof_context_block *nmprof_context__(void) {
     __atomic_store_n(&agent, fn, __ATOMIC_RELAXED);
   }
   if (fn == nmprof_no_agent__) return NULL;
-  return fn(NMPROF_CONTEXT_ABI);
+  block = fn(NMPROF_CONTEXT_ABI);
+  return block;
 }
 
 /* The span the thread works for now, and the root span of its request in this
