@@ -58,6 +58,14 @@ void declare_context_attributes(const std::vector<std::string>& names) {
   __atomic_store_n(&g_names.count, count, __ATOMIC_RELEASE);
 }
 
+int declared_attribute_index(const char* name) {
+  uint32_t count = __atomic_load_n(&g_names.count, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < count; i++)
+    if (strcmp(g_names.names[i], name) == 0) return static_cast<int>(i);
+  __atomic_fetch_add(&g_names.undeclared, 1, __ATOMIC_RELAXED);
+  return -1;
+}
+
 void reset_context_lock_after_fork() { g_free_lock.unlock(); }
 
 uint64_t undeclared_context_attributes() { return __atomic_load_n(&g_names.undeclared, __ATOMIC_RELAXED); }

@@ -13,6 +13,8 @@ namespace nmprof {
 
 // The attribute names of the recording being started (at most NMPROF_MAX_ATTRIBUTES).
 void declare_context_attributes(const std::vector<std::string>& names);
+// The slot of a declared attribute name, or -1 (and the name is counted as undeclared).
+int declared_attribute_index(const char* name);
 // How often a thread set an attribute that was not declared.
 uint64_t undeclared_context_attributes();
 // The calling thread's block, made now if it has none; null if out of memory.
