@@ -84,6 +84,8 @@ TEST(AgentOptions, FormatParsesBack) {
   o.live = false;
   o.max_tracked = 77;
   o.file = "/out/a,b-%p.jfr";
+  o.tags = {{"service", "shop"}, {"build", "a=b"}};
+  o.context_attributes = {"route", "tenant_id"};
   AgentOptions back;
   EXPECT_FALSE(parse_agent_options(format_agent_options(o), back));
   EXPECT_EQ(back.interval, o.interval);
@@ -91,18 +93,8 @@ TEST(AgentOptions, FormatParsesBack) {
   EXPECT_EQ(back.stack_depth, o.stack_depth);
   EXPECT_EQ(back.live, o.live);
   EXPECT_EQ(back.max_tracked, o.max_tracked);
-}
-
-TEST(AgentOptions, TagsAndContextAttributesParseBack) {
-  AgentOptions o;
-  o.tags = {{"service", "shop"}, {"build", "a=b"}};
-  o.context_attributes = {"route", "tenant_id"};
-  o.file = "/out/x.jfr";
-  AgentOptions back;
-  EXPECT_FALSE(parse_agent_options(format_agent_options(o), back));
   EXPECT_EQ(back.tags, o.tags);
   EXPECT_EQ(back.context_attributes, o.context_attributes);
-  EXPECT_EQ(back.file, o.file);
 }
 
 TEST(AgentOptions, BadTagsAndAttributesAreRefused) {
