@@ -23,6 +23,7 @@
 #include "agent/sampler.h"
 #include "agent/stack_capture.h"
 #include "agent/termination_signals.h"
+#include "agent/thread_context.h"
 #include "agent/thread_scratch.h"
 #include "agent/thread_state.h"
 
@@ -80,7 +81,14 @@ void after_fork_in_child() {
   g_agent->patcher.reset_lock();
   g_agent->library_change_lock.unlock();
   g_agent->modules.after_fork_in_child();
+  reset_context_lock_after_fork();
   g_agent->recorder.after_fork_in_child();
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& name : names) text += (text.empty() ? "" : ",") + name;
+  return text;
 }
 
 Settings settings_of(const AgentOptions& o, AgentMode mode) {
@@ -90,7 +98,8 @@ Settings settings_of(const AgentOptions& o, AgentMode mode) {
           {"live", o.live ? "true" : "false"},
           {"maxtracked", std::to_string(o.max_tracked)},
           {"file", o.file},
-          {"mode", mode_name}};
+          {"mode", mode_name},
+          {"attributes", joined(o.context_attributes)}};
 }
 
 // The parts that live as long as the process, made once.
@@ -189,8 +198,10 @@ bool start_agent(const AgentOptions& options, AgentMode mode) {
     agent->patcher.set_enabled(static_cast<HookId>(id), id != kFree || options.live);
   // Attached, the file exists at once: the CLI holds it open, so that what the JVM
   // recorded can be collected even if it exits (in a container, with its /tmp).
+  declare_context_attributes(options.context_attributes);
   agent->recorder.start(agent->options.file, settings_of(agent->options, mode),
-                        options.live ? options.max_tracked : 0, mode == AgentMode::JvmAttach);
+                        options.live ? options.max_tracked : 0, mode == AgentMode::JvmAttach, options.tags,
+                        options.context_attributes);
   agent->recording.store(true, std::memory_order_release);
   agent->patcher.patch_all();
   return true;

@@ -236,6 +236,9 @@ int attach_command(const AttachOptions& options) {
   std::string output = expand_path_template(options.output.empty() ? "nmprof-%p.jfr" : options.output, options.pid,
                                             local_time_text(time(nullptr)));
   std::string error;
+  bool starts = options.action.empty() || options.action == "start";
+  if (AgentOptions checked; starts && !to_agent_options(options.recording, &checked, &error))
+    return fail(kExitUsage, error);
   bool writes_output = options.action.empty() || options.action == "dump" || options.action == "stop";
   if (writes_output && !check_output(output, &error)) return fail(kExitFailure, error);
   std::string agent = find_agent(&error);
@@ -248,7 +251,7 @@ int attach_command(const AttachOptions& options) {
   if (!vm) return fail(kExitFailure, vm.error().message);
   auto library = agent_for(vm->process(), agent);
   if (!library) return fail(kExitFailure, library.error().message);
-  if (options.action.empty() || options.action == "start") {
+  if (starts) {
     auto warning = attach::forecast_dynamic_load_warning(*vm, *library);
     if (warning && warning->printed)
       std::cerr << "nmprof: note: JDK " << warning->jdk_version

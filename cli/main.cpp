@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/options.h"
 #include "cli/attach_command.h"
 #include "cli/exit_codes.h"
 #include "cli/report/report_command.h"
@@ -43,11 +44,28 @@ void add_report_command(CLI::App& app, nmprof::report::ReportOptions& options) {
   add_choice(report, "--format", options.format, nmprof::report::report_formats(),
              "What to write: a report, a pprof heap profile, collapsed stacks");
   report->add_option("--top", options.top, "Stacks and functions shown")->default_val(options.top);
-  add_choice(report, "--by", options.by,
-             std::vector<std::pair<const char*, ReportOptions::By>>{{"stack", ReportOptions::By::Stack},
-                                                                    {"function", ReportOptions::By::Function}},
-             "Rank by whole stacks or by function")
+  report
+      ->add_option_function<std::string>(
+          "--by",
+          [&options](const std::string& text) {
+            if (auto error = nmprof::report::parse_by(text, options)) throw CLI::ValidationError(*error);
+          },
+          "Rank by whole stacks, functions, or a context value (attribute:NAME is a declared context attribute)")
+      ->type_name("stack|function|span|local-root-span|attribute:NAME")
       ->default_str("stack");
+  report
+      ->add_option_function<std::vector<std::string>>(
+          "--tag",
+          [&options](const std::vector<std::string>& texts) {
+            for (const auto& text : texts) {
+              nmprof::Tag tag;
+              if (auto error = nmprof::parse_tag(text, &tag)) throw CLI::ValidationError("--tag: " + *error);
+              options.filters.push_back({tag.first, tag.second});
+            }
+          },
+          "Only samples with KEY=VALUE: a context attribute, spanId, localRootSpanId or a static tag (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   add_choice(report, "--value", options.value,
              std::vector<std::pair<const char*, nmprof::report::Value>>{{"bytes", nmprof::report::Value::Bytes},
                                                                         {"count", nmprof::report::Value::Count}},

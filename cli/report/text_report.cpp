@@ -81,6 +81,12 @@ void write_header(const Report& r, std::ostream& out) {
     if (!proc.agent_version.empty()) about += ", nmprof " + proc.agent_version;
     write_line(out, "Process", about);
   }
+  if (!r.tags.empty()) {
+    std::string tags;
+    for (const auto& [key, value] : r.tags) tags += (tags.empty() ? "" : ", ") + key + "=" + value;
+    write_line(out, "Tags", tags);
+  }
+  if (!r.options.filters.empty()) write_line(out, "Only", "samples with " + filters_text(r.options.filters));
   write_line(out, "Duration", format_duration(r.end_nanos - r.start_nanos));
   if (r.sampling_interval)
     write_line(out, "Sampling",
@@ -159,6 +165,27 @@ void write_stacks(const Report& r, std::ostream& out) {
     if (multi_process(r)) heading += "  " + processes_text(r, s.row);
     out << cut_end(heading, kTextWidth) << "\n";
     write_frames(*r.profile, r.profile->stacks()[s.row.stack], out);
+  }
+}
+
+// --by span, local-root-span or attribute:NAME: one line per value.
+void write_contexts(const Report& r, std::ostream& out) {
+  bool live = r.options.live;
+  std::string key = context_key_name(r.options.context);
+  out << "\nTop " << r.contexts.size() << " values of " << key << " by " << (live ? "live" : "allocated")
+      << " bytes (of " << format_count(static_cast<double>(r.context_count)) << "; they hold "
+      << format_percent(r.contexts_share) << ")\n";
+  bool estimated = r.source == AllocationSource::Native && r.estimates;
+  const char* count_title = !estimated ? "samples" : live ? "~blocks" : "~allocs";
+  out << pad_left("bytes", 10) << pad_left("share", 8) << pad_left(count_title, 10) << pad_left("samples", 9)
+      << "  value\n";
+  for (const auto& c : r.contexts) {
+    const Totals& t = c.totals;
+    std::string line = pad_left(format_bytes(t.bytes), 10) +
+                       pad_left(format_percent(fraction(t.bytes, r.view_totals.bytes)), 8) +
+                       pad_left(format_count(estimated ? t.count : static_cast<double>(t.samples)), 10) +
+                       pad_left(format_count(static_cast<double>(t.samples)), 9) + "  ";
+    out << line << cut_end(c.value.empty() ? "(none)" : c.value, kTextWidth - line.size()) << "\n";
   }
 }
 
@@ -244,6 +271,7 @@ void write_text_report(const Report& r, std::ostream& out) {
     write_live_details(r, out, "  ");
   }
   if (r.options.by == ReportOptions::By::Stack) write_stacks(r, out);
+  if (r.options.by == ReportOptions::By::Context) write_contexts(r, out);
   write_functions(r, out);
   if (r.live && !r.options.live) write_live_section(r, out);
 }

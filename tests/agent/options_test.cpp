@@ -84,6 +84,8 @@ TEST(AgentOptions, FormatParsesBack) {
   o.live = false;
   o.max_tracked = 77;
   o.file = "/out/a,b-%p.jfr";
+  o.tags = {{"service", "shop"}, {"build", "a=b"}};
+  o.context_attributes = {"route", "tenant_id"};
   AgentOptions back;
   EXPECT_FALSE(parse_agent_options(format_agent_options(o), back));
   EXPECT_EQ(back.interval, o.interval);
@@ -91,6 +93,29 @@ TEST(AgentOptions, FormatParsesBack) {
   EXPECT_EQ(back.stack_depth, o.stack_depth);
   EXPECT_EQ(back.live, o.live);
   EXPECT_EQ(back.max_tracked, o.max_tracked);
+  EXPECT_EQ(back.tags, o.tags);
+  EXPECT_EQ(back.context_attributes, o.context_attributes);
+}
+
+TEST(AgentOptions, BadTagsAndAttributesAreRefused) {
+  AgentOptions o;
+  EXPECT_EQ(*parse_agent_options("tag=service", o), "bad tag 'service' (KEY=VALUE, e.g. service=checkout)");
+  EXPECT_TRUE(parse_agent_options("tag==x", o));
+  EXPECT_TRUE(parse_agent_options("attributes=", o));
+  EXPECT_TRUE(parse_agent_options("attributes=a;;b", o));
+  EXPECT_TRUE(parse_agent_options("attributes=1st", o));
+  EXPECT_TRUE(parse_agent_options("attributes=spanId", o));
+  EXPECT_TRUE(parse_agent_options("attributes=a;b;c;d;e;f;g;h;i", o));
+  EXPECT_FALSE(parse_agent_options("attributes=a;b;c;d;e;f;g;h", o));
+  EXPECT_EQ(o.context_attributes.size(), kMaxContextAttributes);
+  EXPECT_TRUE(parse_agent_options("attributes=" + std::string(kMaxAttributeNameLength + 1, 'x'), o));
+  EXPECT_FALSE(parse_agent_options("attributes=" + std::string(kMaxAttributeNameLength, 'x'), o));
+}
+
+TEST(AgentOptions, EmptyTagValueIsAllowed) {
+  Tag tag;
+  EXPECT_FALSE(parse_tag("canary=", &tag));
+  EXPECT_EQ(tag, Tag("canary", ""));
 }
 
 TEST(PathTemplate, ExpandsPidTimeAndPercent) {
