@@ -107,7 +107,7 @@ def allocated(out):
     return sites(out, "fatal_end!")["fatal_end!allocate_site"]
 
 
-@pytest.mark.parametrize("how", ["quick_exit", "abort", "segv", "raise_segv", "bus", "ill", "fpe"])
+@pytest.mark.parametrize("how", ["quick_exit", "abort", "segv", "raise_segv", "bus", "ill", "fpe", "chaining"])
 def test_what_a_process_recorded_before_it_crashed_is_written(nmprof, programs, tmp_path, how):
     program = programs.c("fatal_end.c")
     expected = plain(program, how)
