@@ -1,6 +1,11 @@
 #include "cli/recording_merge.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -31,6 +36,16 @@ void measure(Input& input, std::vector<std::string>& warnings) {
     warnings.push_back(fs::path(input.path).filename().string() + ": dropped " +
                        std::to_string(bytes.size() - offset) +
                        " bytes written after its last complete write (the process died while writing)");
+}
+
+// The agent holds an exclusive flock on its file while its process lives: a process
+// that outlived the command (a daemon) is recorded only up to now.
+bool still_recording(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return false;
+  bool locked = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  close(fd);
+  return locked;
 }
 
 }  // namespace
@@ -65,6 +80,9 @@ bool merge_recordings(const std::string& directory, const std::string& output, M
       continue;
     }
     measure(input, result->warnings);
+    if (still_recording(input.path))
+      result->warnings.push_back("process " + entry.path().stem().string() +
+                                 " outlived the command: what it records from now on is not in the profile");
     if (input.complete_bytes > 0) inputs.push_back(std::move(input));
   }
   if (ec) {
