@@ -43,15 +43,18 @@ bool starts_with_known_key(std::string_view item) {
   return false;
 }
 
+// Values that may hold commas: a path, and a tag's value.
+bool continues_value(const std::string& item) { return item.rfind("file=", 0) == 0 || item.rfind("tag=", 0) == 0; }
+
 // Splits at commas, except that a piece which does not start with an option name
-// continues a file= path ("file=/tmp/a,b.jfr").
+// continues a file= path or a tag ("file=/tmp/a,b.jfr", "tag=teams=a,b").
 std::vector<std::string> split_options(std::string_view text) {
   std::vector<std::string> items;
   while (!text.empty()) {
     size_t comma = text.find(',');
     std::string_view piece = text.substr(0, comma);
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
-    if (!items.empty() && items.back().rfind("file=", 0) == 0 && !starts_with_known_key(piece))
+    if (!items.empty() && continues_value(items.back()) && !starts_with_known_key(piece))
       items.back() += "," + std::string(piece);
     else if (!piece.empty())
       items.emplace_back(piece);

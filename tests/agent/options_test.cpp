@@ -84,7 +84,7 @@ TEST(AgentOptions, FormatParsesBack) {
   o.live = false;
   o.max_tracked = 77;
   o.file = "/out/a,b-%p.jfr";
-  o.tags = {{"service", "shop"}, {"build", "a=b"}};
+  o.tags = {{"service", "shop"}, {"build", "a=b"}, {"teams", "a,b"}};
   o.context_attributes = {"route", "tenant_id"};
   AgentOptions back;
   EXPECT_FALSE(parse_agent_options(format_agent_options(o), back));
