@@ -1,6 +1,9 @@
 // The agent's option string: comma-separated key=value pairs, the same syntax for
 // NMPROF_OPTIONS (LD_PRELOAD), -agentpath:libnmprof.so=<options> and attach.
-// A comma followed by something that is not an option name belongs to a file= path.
+// In a value, a backslash makes the next ',', '=' or '\\' part of it (other
+// backslashes are themselves); format_agent_options escapes every value, so that
+// no path can add or change an option. By hand, a comma followed by something that
+// is not an option name also belongs to a file= path.
 // The CLI links this too, so both sides agree on names, defaults and errors.
 #pragma once
 
@@ -23,6 +26,7 @@ struct AgentOptions {
   bool live = true;                        // track frees of sampled blocks (heap-live)
   uint64_t max_tracked = kDefaultMaxTracked;  // sampled blocks tracked at once
   std::string reply;  // attach: where the agent writes its answer (attach_request.h)
+  std::string token;  // attach: nmprof's random token, echoed in the answer
 };
 
 // Parses "512k", "1m", "2g", "4096" (binary units, case-insensitive, optional "b"/"ib").
@@ -34,6 +38,8 @@ std::string format_size(uint64_t bytes);
 // Returns an error message naming the bad option, or nothing on success.
 std::optional<std::string> parse_agent_options(std::string_view text, AgentOptions& options);
 std::string format_agent_options(const AgentOptions& options);
+// `value` with ',', '=' and '\\' escaped by a backslash.
+std::string escape_option_value(std::string_view value);
 
 // `when` as %t shows it: yyyymmdd-hhmmss, local time. Takes libc's time zone lock:
 // the agent calls it only when it starts, never from a hook or after fork().
