@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "attach/timeouts.h"
+#include "common/safe_file.h"
 
 namespace nmprof::attach {
 namespace {
@@ -47,22 +48,25 @@ struct Names {
 
 // The JVM looks in its working directory first, then in /tmp. It ignores a trigger
 // not owned by its euid (or root): some file systems remap the owner, so check it.
+// Whatever another user put there under that name (a FIFO would block the open) is
+// left alone (safe_file.h).
 Result<TriggerFile> create_trigger(const TargetDirs& dirs, int tmp, const Names& names) {
-  int last_errno = 0;
+  int last_error = 0;
   for (int dir : {dirs.cwd, tmp}) {
     if (dir < 0) continue;
-    UniqueFd fd(openat(dir, names.trigger.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0660));
-    if (!fd) {
-      last_errno = errno;
+    int created = safe_file::create_or_open_owned(dir, names.trigger.c_str(), O_WRONLY, 0660);
+    if (created < 0) {
+      last_error = created;
       continue;
     }
+    UniqueFd fd(created);
     struct stat st {};
     if (fstat(fd.get(), &st) == 0 && st.st_uid == geteuid()) return TriggerFile(dir, names.trigger);
     unlinkat(dir, names.trigger.c_str(), 0);
-    last_errno = EPERM;
+    last_error = safe_file::kNotOwned;
   }
   return Error{"cannot create the attach trigger file " + names.trigger + " in " + names.cwd_path + " or " +
-               names.tmp_path + ": " + std::strerror(last_errno)};
+               names.tmp_path + ": " + safe_file::error_text(last_error)};
 }
 
 bool catches_sigquit(const TargetDirs& dirs) {
