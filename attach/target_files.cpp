@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -68,10 +69,15 @@ Result<UniqueFd> open_in_target(const TargetProcess& target, std::string_view pa
   });
 }
 
-std::string unpredictable_tmp_path(std::string_view prefix, std::string_view suffix) {
+std::string unpredictable_name() {
   char random[32];
-  safe_file::random_name(random, 26);
-  return "/tmp/" + std::string(prefix) + random + std::string(suffix);
+  // getrandom() fails only on kernels before 3.17, which nmprof does not run on.
+  if (!safe_file::random_name(random, 26)) std::abort();
+  return random;
+}
+
+std::string unpredictable_tmp_path(std::string_view prefix, std::string_view suffix) {
+  return "/tmp/" + std::string(prefix) + unpredictable_name() + std::string(suffix);
 }
 
 Result<TargetFile> create_in_target(const TargetProcess& target, const std::string& path_in_target, mode_t mode) {

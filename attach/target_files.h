@@ -30,6 +30,9 @@ enum class Owner { anyone, target };
 Result<UniqueFd> open_in_target(const TargetProcess& target, std::string_view path_in_target,
                                 Owner owner = Owner::target);
 
+// 26 random characters from [a-z0-9] (getrandom): a name part or token nobody can guess.
+std::string unpredictable_name();
+
 // "/tmp/<prefix><random><suffix>": a name in the target's /tmp nobody can guess.
 std::string unpredictable_tmp_path(std::string_view prefix, std::string_view suffix);
 

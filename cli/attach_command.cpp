@@ -89,8 +89,7 @@ class Session {
     auto reply_file = attach::create_in_target(target(), attach::unpredictable_tmp_path("nmprof-reply-", ""), 0600);
     if (!reply_file) return reply_file.error();
     request.options.reply = reply_file->path;
-    char token[32];
-    safe_file::random_name(token, 26);
+    std::string token = attach::unpredictable_name();
     request.options.token = token;
     auto code = vm_.load_agent(library_, format_attach_request(request));
     forget_copy();
