@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import HERE, JDK17, JDK25, jfr_events, run
-from test_attach import has_mixed_stack, java_methods, target  # noqa: F401 (target is a fixture)
+from test_attach import has_mixed_stack, java_methods, one_line_error, target  # noqa: F401 (target is a fixture)
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root, to create users and act as them")
 
@@ -87,14 +87,6 @@ def victim():
     path.chmod(0o600)
     yield path
     shutil.rmtree(directory)
-
-
-def one_line_error(result, *words):
-    assert result.returncode != 0, result.stderr
-    lines = [l for l in result.stderr.splitlines() if l.strip()]
-    assert len(lines) == 1 and lines[0].startswith("nmprof: "), result.stderr
-    for w in words:
-        assert w in lines[0], lines[0]
 
 
 @pytest.fixture
