@@ -44,6 +44,11 @@ def users_and_sysctls():
     for user in (JVM_USER, EVIL_USER):
         subprocess.run(["pkill", "-KILL", "-u", user], capture_output=True)
         time.sleep(0.2)
+        # What killed JVMs of the user leave behind: perf data, attach sockets.
+        shutil.rmtree(f"/tmp/hsperfdata_{user}", ignore_errors=True)
+        for leftover in Path("/tmp").glob(".java_pid*"):
+            if leftover.lstat().st_uid == ids(user)[0]:
+                leftover.unlink()
         subprocess.run(["userdel", user], capture_output=True)
 
 
@@ -157,13 +162,15 @@ def test_the_agent_refuses_planted_links_and_files(nmprof, programs, shared_dir,
     assert stat.S_IMODE(mode.st_mode) == 0o600 and mode.st_uid == 0
 
 
-def test_attach_recordings_are_private_to_the_jvms_user(nmprof, jvm):
+def test_attach_recordings_are_private_to_the_jvms_user(nmprof, jvm, tmp_path):
     t = jvm()
     started = run(nmprof, "attach", t.pid, "start", "--nativemem", "256k", check=0)
     recording = Path(f"/proc/{t.pid}/root") / started.stderr.split(" into ")[1].split()[0].lstrip("/")
     st = recording.stat()
     assert stat.S_IMODE(st.st_mode) == 0o600 and st.st_uid == ids(JVM_USER)[0]
     assert len(recording.name) == len(f"nmprof-{t.pid}-") + 26 + 4, "its name cannot be guessed"
+    run(nmprof, "attach", t.pid, "stop", "-q", "-o", tmp_path / "out.jfr", check=0)
+    assert not recording.exists()
 
 
 @pytest.fixture
@@ -413,13 +420,14 @@ def test_sudo_cannot_write_where_the_user_could_not(nmprof, programs, victim, sh
     assert [p.name for p in mine.iterdir()] == ["out.jfr"], "staged outside the user's directory"
 
 
-def test_sudo_attach_dump_cannot_replace_a_file_of_root(nmprof, jvm, victim):
+def test_sudo_attach_dump_cannot_replace_a_file_of_root(nmprof, jvm, victim, tmp_path):
     t = jvm()
     uid, gid = ids(EVIL_USER)
     env = dict(os.environ, SUDO_UID=str(uid), SUDO_GID=str(gid))
     run(nmprof, "attach", t.pid, "start", "--nativemem", "256k", check=0)
     one_line_error(run(nmprof, "attach", t.pid, "dump", "-o", victim, env=env), "not writable")
     assert victim.read_text() == "root's secret\n" and victim.stat().st_uid == 0
+    run(nmprof, "attach", t.pid, "stop", "-q", "-o", tmp_path / "out.jfr", check=0)
 
 
 # Finding 9: an output directory whose name looks like agent options.
