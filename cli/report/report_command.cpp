@@ -24,9 +24,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+Format format_of_output(const std::string& path) { return format_of_path(path).value_or(Format::Text); }
+
 Format chosen_format(const ReportOptions& options) {
-  if (options.format) return *options.format;
-  return format_of_path(options.output).value_or(Format::Text);
+  return options.format ? *options.format : format_of_output(options.output);
 }
 
 void write_profile(const profile::Profile& profile, const ReportOptions& options, Format format, std::ostream& out) {
@@ -126,7 +127,7 @@ bool deliver_recording(const Delivery& d, std::ostream& out) {
       OutputFile file(d.output);
       ReportOptions options;
       options.file = d.recording;
-      Format format = chosen_format({.output = d.output});
+      Format format = format_of_output(d.output);
       options.live = format == Format::Pprof && has_live_data(*profile);  // opens on inuse_space
       write_profile(*profile, options, format, file.stream());
       file.commit();
@@ -150,7 +151,7 @@ bool deliver_recording(const Delivery& d, std::ostream& out) {
     return true;
   }
   print_run_summary(*profile, d.output + kept, jfr_kept ? d.recording : "", d.top, out);
-  if (!jfr_kept && chosen_format({.output = d.output}) == Format::Pprof)
+  if (!jfr_kept && format_of_output(d.output) == Format::Pprof)
     out << "  more: go tool pprof -top " << shell_quote(d.output) << "\n";
   return true;
 }

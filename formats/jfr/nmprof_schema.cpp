@@ -119,6 +119,10 @@ Metadata build() {
                     annotated(bytes("liveBytes", "Live Bytes"),
                               {description("Estimated bytes still allocated in sampled stacks")})},
                    "Totals of the agent's own work, as of this event"));
+  m.add(event_type(kModuleName, kModuleEvent, "Native Module",
+                   {start_time(), field("name", kString, "Name"), field("path", kString, "Path")},
+                   "A library or executable that native frames are in: their class is its name, their bytecode "
+                   "index the return address's link-time offset in it"));
 
   m.add(annotation_type("jdk.jfr.Label", kLabel, true));
   m.add(annotation_type("jdk.jfr.Category", kCategory, true, true));

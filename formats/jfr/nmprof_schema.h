@@ -31,6 +31,7 @@ enum TypeId : uint64_t {
   kProcessEvent = 122,
   kSettingEvent = 123,
   kStatisticsEvent = 124,
+  kModuleEvent = 126,
 
   kLabel = 201,
   kCategory = 202,
@@ -65,6 +66,7 @@ inline constexpr const char* kFreeName = "profiler.Free";
 inline constexpr const char* kProcessName = "nmprof.Process";
 inline constexpr const char* kSettingName = "jdk.ActiveSetting";
 inline constexpr const char* kStatisticsName = "nmprof.Statistics";
+inline constexpr const char* kModuleName = "nmprof.Module";
 
 // The complete metadata of an nmprof recording.
 const Metadata& nmprof_metadata();

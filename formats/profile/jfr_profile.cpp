@@ -61,6 +61,7 @@ class ProfileBuilder {
     const Type* jvm_type = types.find(kJvmInformationName);
     const Type* setting_type = types.find(schema::kSettingName);
     const Type* statistics_type = types.find(schema::kStatisticsName);
+    const Type* module_type = types.find(schema::kModuleName);
 
     Process p;
     p.start_nanos = chunk.header().start_nanos;
@@ -92,6 +93,9 @@ class ProfileBuilder {
         p.settings[text_of(chunk, v.field("name"))] = text_of(chunk, v.field("value"));
       } else if (type == statistics_type) {
         p.statistics = statistics_of(*type, e.value());
+      } else if (type == module_type) {
+        Value v = e.value();
+        p.module_paths[text_of(chunk, v.field("name"))] = text_of(chunk, v.field("path"));
       }
     });
     return p;
@@ -117,6 +121,7 @@ class ProfileBuilder {
       if (mine->empty()) *mine = std::move(*theirs);
     if (!p.parent_pid) p.parent_pid = described.parent_pid;
     for (auto& [name, value] : described.settings) p.settings[name] = std::move(value);
+    for (auto& [name, path] : described.module_paths) p.module_paths[name] = std::move(path);
     if (!described.statistics.empty()) p.statistics = std::move(described.statistics);
     return static_cast<uint32_t>(same - processes.begin());
   }
@@ -136,7 +141,7 @@ class ProfileBuilder {
     if (!weighted) profile_.processes[process].weighted = false;
 
     const auto& header = chunk.header();
-    StackResolver stacks(chunk, profile_);
+    StackResolver stacks(chunk, profile_, profile_.processes[process], source_lines_);
     std::unordered_map<uint64_t, uint32_t> threads;  // by pool key
     auto thread = [&](const Value& reference) {
       auto memo = threads.find(reference.key());
@@ -190,6 +195,7 @@ class ProfileBuilder {
   }
 
   Profile& profile_;
+  SourceLines source_lines_;  // shared by all chunks: each file's line table is read once
 };
 
 }  // namespace

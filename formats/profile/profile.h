@@ -30,6 +30,7 @@ struct Frame {
   std::string container;  // native: library basename; Java: class name with dots
   FrameKind kind = FrameKind::Native;
   int32_t line = -1;  // -1 when unknown
+  std::string file;   // native: the source file, from the module's DWARF line table
   bool operator==(const Frame&) const = default;
 };
 
@@ -65,6 +66,7 @@ struct Process {
   int64_t start_nanos = 0;  // the recorded span, ns since the Unix epoch
   int64_t end_nanos = 0;
   std::map<std::string, std::string> settings;  // the profiler's options, e.g. nativemem
+  std::map<std::string, std::string> module_paths;  // native frames' library name -> file (nmprof.Module)
   std::vector<Statistic> statistics;            // as of the last report of the process
   bool weighted = true;                         // false: its samples had no weight field, each counts once
 
