@@ -51,7 +51,7 @@ def test_separate_debug_file_through_debuglink(nmprof, programs, tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("go") is None, reason="go tool pprof is needed")
-def test_pprof_carries_file_and_line(nmprof, programs, tmp_path):
+def test_pprof_carries_file_line_and_build_id(nmprof, programs, tmp_path):
     out = tmp_path / "leak.jfr"
     record(nmprof, programs.c("live_leak.c"), out)
     profile = tmp_path / "leak.pb.gz"
@@ -60,6 +60,10 @@ def test_pprof_carries_file_and_line(nmprof, programs, tmp_path):
                          check=True).stdout
     leak = line_of("live_leak.c", "void site_leak(void) { keep(malloc(")
     assert re.search(rf" site_leak \S*/live_leak\.c:{leak} ", raw), raw
+    notes = subprocess.run(["readelf", "-n", str(programs.c("live_leak.c"))], capture_output=True, text=True,
+                           check=True).stdout
+    build_id = re.search(r"Build ID: ([0-9a-f]+)", notes).group(1)
+    assert re.search(rf"^1: \S+ \S*/live_leak {build_id} \[FN\]$", raw, re.M), raw  # the program's mapping
     listing = subprocess.run(["go", "tool", "pprof", "-list", "site_leak", str(profile)], capture_output=True,
                              text=True, check=True).stdout
     assert re.search(rf"\s{leak}:__attribute__", listing), listing

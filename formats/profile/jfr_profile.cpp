@@ -52,6 +52,12 @@ class ProfileBuilder {
     read_samples(chunk, process);
   }
 
+  // Build ids of the module files, for outputs that name them (pprof mappings).
+  void finish() {
+    for (auto& p : profile_.processes)
+      for (auto& [name, module] : p.modules) module.build_id = source_lines_.build_id(module.path);
+  }
+
  private:
   // What the chunk says about its process: nmprof.Process (or the JDK's
   // jdk.JVMInformation), the profiler's settings and its last statistics.
@@ -95,7 +101,7 @@ class ProfileBuilder {
         p.statistics = statistics_of(*type, e.value());
       } else if (type == module_type) {
         Value v = e.value();
-        p.module_paths[text_of(chunk, v.field("name"))] = text_of(chunk, v.field("path"));
+        p.modules[text_of(chunk, v.field("name"))].path = text_of(chunk, v.field("path"));
       }
     });
     return p;
@@ -121,7 +127,7 @@ class ProfileBuilder {
       if (mine->empty()) *mine = std::move(*theirs);
     if (!p.parent_pid) p.parent_pid = described.parent_pid;
     for (auto& [name, value] : described.settings) p.settings[name] = std::move(value);
-    for (auto& [name, path] : described.module_paths) p.module_paths[name] = std::move(path);
+    for (auto& [name, module] : described.modules) p.modules[name] = std::move(module);
     if (!described.statistics.empty()) p.statistics = std::move(described.statistics);
     return static_cast<uint32_t>(same - processes.begin());
   }
@@ -205,6 +211,7 @@ Profile build_profile(std::span<const uint8_t> recording_bytes) {
   Profile profile;
   ProfileBuilder builder(profile);
   recording.for_each_chunk([&](const Chunk& chunk) { builder.add(chunk); });
+  builder.finish();
   profile.warnings = recording.warnings();
   return profile;
 }

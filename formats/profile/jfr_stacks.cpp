@@ -76,11 +76,11 @@ FrameKind StackResolver::kind(const jfr::Value& reference, const Method& method)
 // nmprof writes a native frame's return address, as a link-time address in its
 // module, where Java frames have their bytecode index.
 void StackResolver::add_source_line(const jfr::Value& value, Frame& frame) {
-  auto path = process_.module_paths.find(frame.container);
-  if (path == process_.module_paths.end()) return;
+  auto module = process_.modules.find(frame.container);
+  if (module == process_.modules.end()) return;
   int64_t address = value.field("bytecodeIndex").integer();
   if (address <= 0) return;
-  if (auto source = lines_.call_site(path->second, static_cast<uint64_t>(address))) {
+  if (auto source = lines_.call_site(module->second.path, static_cast<uint64_t>(address))) {
     frame.file = source->file;
     frame.line = source->line;
   }

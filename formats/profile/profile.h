@@ -56,6 +56,12 @@ struct Statistic {
   bool bytes = false;  // the value is an amount of memory
 };
 
+// A library or executable of native frames (nmprof.Module).
+struct ModuleFile {
+  std::string path;
+  std::string build_id;  // hex, read from the file when the recording is read; "" unknown
+};
+
 struct Process {
   int64_t pid = 0;  // 0 when the recording does not say
   int64_t parent_pid = 0;
@@ -66,7 +72,7 @@ struct Process {
   int64_t start_nanos = 0;  // the recorded span, ns since the Unix epoch
   int64_t end_nanos = 0;
   std::map<std::string, std::string> settings;  // the profiler's options, e.g. nativemem
-  std::map<std::string, std::string> module_paths;  // native frames' library name -> file (nmprof.Module)
+  std::map<std::string, ModuleFile> modules;   // by name, the "container" of native frames
   std::vector<Statistic> statistics;            // as of the last report of the process
   bool weighted = true;                         // false: its samples had no weight field, each counts once
 

@@ -21,6 +21,7 @@ struct SourceLines::Module {
   Dwfl* dwfl = nullptr;
   Dwfl_Module* module = nullptr;
   Dwarf_Addr bias = 0;  // where libdw placed the file: its address = link-time address + bias
+  bool has_lines = false;  // its DWARF, or a debug file's, was found
 
   ~Module() {
     if (dwfl) dwfl_end(dwfl);
@@ -38,8 +39,8 @@ SourceLines::Module* SourceLines::module(const std::string& path) {
   if (!m->dwfl) return nullptr;
   m->module = dwfl_report_offline(m->dwfl, path.c_str(), path.c_str(), -1);
   dwfl_report_end(m->dwfl, nullptr, nullptr);
-  // Only a module whose DWARF (its own or a debug file's) is found is of use.
-  if (!m->module || !dwfl_module_getdwarf(m->module, &m->bias)) return nullptr;
+  if (!m->module) return nullptr;
+  m->has_lines = dwfl_module_getdwarf(m->module, &m->bias) != nullptr;
   it->second = std::move(m);
   return it->second.get();
 }
@@ -49,13 +50,27 @@ std::optional<SourceLine> SourceLines::call_site(const std::string& path, uint64
   auto [cached, added] = cache_.try_emplace({path, return_address});
   if (!added) return cached->second;
   Module* m = module(path);
-  if (!m) return std::nullopt;
+  if (!m || !m->has_lines) return std::nullopt;
   // The call instruction ends just before the return address.
   Dwfl_Line* line = dwfl_module_getsrc(m->module, return_address - 1 + m->bias);
   int number = 0;
   const char* file = line ? dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr) : nullptr;
   if (file && number > 0) cached->second = SourceLine{file, number};
   return cached->second;
+}
+
+std::string SourceLines::build_id(const std::string& path) {
+  Module* m = path.empty() ? nullptr : module(path);
+  const unsigned char* bits = nullptr;
+  GElf_Addr where = 0;
+  int size = m ? dwfl_module_build_id(m->module, &bits, &where) : 0;
+  static const char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  for (int i = 0; i < size; i++) {
+    hex += kDigits[bits[i] >> 4];
+    hex += kDigits[bits[i] & 15];
+  }
+  return hex;
 }
 
 }  // namespace nmprof::profile

@@ -1,7 +1,7 @@
 // File and line of native code, looked up when a recording is read (never in the
 // agent): the DWARF line table of the module's file, or of its separate debug file
 // found by build id or debuglink under the usual debug directories, through
-// elfutils' libdw. Answers are cached per file and address.
+// elfutils' libdw. Answers are cached per file and address. Also the file's build id.
 #pragma once
 
 #include <cstdint>
@@ -28,12 +28,14 @@ class SourceLines {
   // The line of the call before `return_address` (a link-time address in the ELF file
   // at `path`); nothing when the file or its line table is missing.
   std::optional<SourceLine> call_site(const std::string& path, uint64_t return_address);
+  // The GNU build id of the file, in hex; "" when it has none or cannot be read.
+  std::string build_id(const std::string& path);
 
  private:
   struct Module;
   Module* module(const std::string& path);
 
-  std::unordered_map<std::string, std::unique_ptr<Module>> modules_;  // null: no line table
+  std::unordered_map<std::string, std::unique_ptr<Module>> modules_;  // null: not a readable ELF file
   std::map<std::pair<std::string, uint64_t>, std::optional<SourceLine>> cache_;
 };
 
