@@ -158,7 +158,7 @@ def one_line_error(result):
 
 
 def test_bad_input_gets_one_clear_line(nmprof, leak_recording, programs, tmp_path):
-    assert "'svg' is not one of text|json|pprof|collapsed" in one_line_error(
+    assert "'svg' is not one of text|json|pprof|collapsed|html" in one_line_error(
         run(nmprof, "report", leak_recording, "--format", "svg"))
     line = one_line_error(run(nmprof, "report", leak_recording, "-o", tmp_path / "missing" / "x.pb.gz"))
     assert "cannot write" in line and "No such file or directory" in line
@@ -176,7 +176,7 @@ def test_bad_input_gets_one_clear_line(nmprof, leak_recording, programs, tmp_pat
 def test_help_names_the_program_and_its_choices(nmprof):
     out = run(nmprof, "report", "--help", check=0).stdout
     assert "Usage: nmprof report [OPTIONS] file" in out
-    assert "--format text|json|pprof|collapsed" in out
+    assert "--format text|json|pprof|collapsed|html" in out
     assert "--value bytes|count" in out and "->" not in out
 
 

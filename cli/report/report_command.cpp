@@ -8,6 +8,7 @@
 
 #include "cli/report/collapsed_stacks.h"
 #include "cli/report/diff_report.h"
+#include "cli/report/flame_graph.h"
 #include "cli/report/heap_view.h"
 #include "cli/report/json_report.h"
 #include "cli/report/output_file.h"
@@ -42,6 +43,10 @@ void write_profile(const profile::Profile& profile, const ReportOptions& options
       if (options.live) check_live_view(profile);
       write_collapsed(profile, heap_view(profile), options.live, options.value, out);
       return;
+    case Format::Html:
+      if (options.live) check_live_view(profile);
+      write_flame_graph(profile, heap_view(profile), options.live, out);
+      return;
     case Format::Json: write_json_report(build_report(profile, options), out); return;
     case Format::Text:
     case Format::Jfr: write_text_report(build_report(profile, options), out); return;
@@ -50,7 +55,8 @@ void write_profile(const profile::Profile& profile, const ReportOptions& options
 
 void write_diff(const profile::Profile& base, const profile::Profile& now, const ReportOptions& options, Format format,
                 std::ostream& out) {
-  if (format == Format::Pprof) throw ReportError("--diff writes text, json or collapsed, not pprof");
+  if (format == Format::Pprof || format == Format::Html)
+    throw ReportError("--diff writes text, json or collapsed, not pprof or html");
   Diff diff = diff_profiles(base, now, options.live);
   diff.base_file = options.diff_base;
   diff.new_file = options.file;
