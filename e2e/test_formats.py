@@ -5,6 +5,7 @@ two recordings. Totals agree with `nmprof report` within rounding."""
 import gzip
 import re
 import shutil
+import time
 import subprocess
 
 import pytest
@@ -190,3 +191,25 @@ def test_java_methods_are_functions_of_their_own(nmprof, java_programs, tmp_path
     assert re.search(r"deflateInit2_\n\s+Java_java_util_zip_Deflater_init\n\s+java\.util\.zip\.Deflater\.init\n", traces), traces
     functions = pprof("-top", "-sample_index=alloc_space", "-nodecount=1000", out)
     assert re.search(r"\sNativeMemoryApp\.deflate$", functions, re.M), functions
+
+
+@needs_go
+def test_attach_dumps_convert_and_diff(nmprof, java_programs, tmp_path):
+    from test_attach import Target  # a JVM running AttachTarget
+    t = Target(java_programs, JDK17, tmp_path)
+    try:
+        run(nmprof, "attach", t.pid, "start", "--nativemem", "256k", check=0)
+        time.sleep(1)
+        first = tmp_path / "first.jfr"
+        run(nmprof, "attach", t.pid, "dump", "-q", "-o", first, check=0)
+        time.sleep(1)
+        snapshot = tmp_path / "snapshot.pb.gz"
+        run(nmprof, "attach", t.pid, "dump", "-q", "-o", snapshot, check=0)
+        assert "Type: inuse_space" in pprof("-top", snapshot)
+        assert not list(tmp_path.glob("*snapshot*.jfr"))  # converted, not kept
+        last = tmp_path / "last.jfr"
+        run(nmprof, "attach", t.pid, "stop", "-q", "-o", last, check=0)
+        diff = report_json(nmprof, last, "--diff", first)
+        assert diff["totals"]["allocated_change_bytes"] > 0  # the JVM went on allocating
+    finally:
+        t.kill()
