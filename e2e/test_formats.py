@@ -179,6 +179,9 @@ def test_help_names_the_program_and_its_choices(nmprof):
     assert "Usage: nmprof report [OPTIONS] file" in out
     assert "--format text|json|pprof|collapsed|html" in out
     assert "--value bytes|count" in out and "->" not in out
+    run_help = run(nmprof, "run", "--help", check=0).stdout
+    assert "Usage: nmprof run [OPTIONS]" in run_help
+    assert "--stackdepth 1-2048" in run_help and "UINT:" not in run_help
 
 
 @needs_go
