@@ -46,4 +46,16 @@ void NativeFrameResolver::resolve(const CallFrame& frame, JfrPools& pools, uint3
   methods_by_pc_[pc] = {frame.load, method};
 }
 
+uint32_t NativeFrameResolver::link_offset(const CallFrame& frame) {
+  const Module* module = modules_.find(frame.id);
+  if (!module || module->is_vdso || frame.id - module->bias > UINT32_MAX) return 0;
+  if (announced_.insert(module).second) new_modules_.push_back(module);
+  return static_cast<uint32_t>(frame.id - module->bias);
+}
+
+void NativeFrameResolver::take_new_modules(std::vector<std::pair<std::string, std::string>>& out) {
+  for (const Module* m : new_modules_) out.emplace_back(m->name, m->path);
+  new_modules_.clear();
+}
+
 }  // namespace nmprof

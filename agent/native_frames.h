@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "agent/frame_resolver.h"
 #include "agent/modules.h"
@@ -16,6 +17,9 @@ class NativeFrameResolver : public FrameResolver {
  public:
   explicit NativeFrameResolver(const ModuleMap& modules) : modules_(modules) {}
   void resolve(const CallFrame& frame, JfrPools& pools, uint32_t& method, int32_t& line) override;
+  uint32_t link_offset(const CallFrame& frame) override;
+  void take_new_modules(std::vector<std::pair<std::string, std::string>>& out) override;
+  void forget_modules() override { announced_.clear(); }
 
   // The descriptor JFR tools need on every method; "()L;" shows as "()" in jfr print.
   static constexpr const char* kNativeDescriptor = "()L;";
@@ -32,6 +36,8 @@ class NativeFrameResolver : public FrameResolver {
     uint32_t method;
   };
   std::unordered_map<uintptr_t, CachedMethod> methods_by_pc_;
+  std::unordered_set<const Module*> announced_;  // in the current file
+  std::vector<const Module*> new_modules_;
 };
 
 }  // namespace nmprof

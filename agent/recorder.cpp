@@ -65,6 +65,7 @@ void Recorder::begin_generation() {
   file_.reset(path, process_.pid, process_.start_millis, std::move(metadata), clock);
   // pids take 22 bits (pid_max is at most 2^22), images the 10 above them.
   key_base_ = static_cast<uint64_t>(file_.earlier_images() % 1024) << 54 | static_cast<uint64_t>(process_.pid) << 32;
+  resolver_.forget_modules();
   events_.clear();
   out_pools_.clear();
   pending_stacks_.clear();
@@ -326,12 +327,27 @@ void Recorder::write_pending_pools(bool defer_unresolved) {
     for (size_t i = 0; i < e.depth; i++) {
       entry.put_varint(key(methods[i]));
       entry.put_varint(static_cast<uint32_t>(lines[i]));
-      entry.put_varint(static_cast<uint32_t>(frames[i].bci));
+      entry.put_varint(frames[i].java ? static_cast<uint32_t>(frames[i].bci) : resolver_.link_offset(frames[i]));
       entry.put_varint(frames[i].type);
     }
   }
+  append_new_modules();
   pending_threads_.clear();
   pending_stacks_.resize(deferred);
+}
+
+void Recorder::append_new_modules() {
+  new_modules_.clear();
+  resolver_.take_new_modules(new_modules_);
+  uint64_t now = monotonic_ticks();
+  for (const auto& [name, path] : new_modules_) {
+    jfr::ByteBuffer body;
+    body.put_varint(schema::kModuleEvent);
+    body.put_varint(now);
+    body.put_string(name);
+    body.put_string(path);
+    jfr::append_record(events_, body.data(), body.size());
+  }
 }
 
 void Recorder::append_statistics(uint64_t now) {

@@ -96,6 +96,7 @@ class Recorder {
   bool has_unresolved_frames(uint32_t stack);
   void append_prelude();
   void append_statistics(uint64_t now);
+  void append_new_modules();  // nmprof.Module events for modules of newly written frames
   void maybe_flush(uint64_t now);
   void append_free(ThreadState& t, uintptr_t address, uint64_t ticks);
   void add_context(jfr::SmallRecord& r, const nmprof_context_block* context);
@@ -136,6 +137,7 @@ class Recorder {
   uint32_t unresolved_java_method_ = 0;
   std::vector<ThreadEntry> threads_;
   std::vector<uint32_t> pending_stacks_;   // to be written with the next append
+  std::vector<std::pair<std::string, std::string>> new_modules_;  // name, path; reused
   std::vector<uint32_t> pending_threads_;
   jfr::ConstantPools out_pools_;
   jfr::ByteBuffer events_;

@@ -39,10 +39,10 @@ void add_report_command(CLI::App& app, nmprof::report::ReportOptions& options) {
   report->add_option("file", options.file, "The .jfr file")->required();
   report->add_option("-o,--output", options.output,
                      "Write to this file (default: standard output); its extension chooses the format: .pb.gz pprof, "
-                     ".collapsed, .json, .txt")
+                     ".collapsed, .html, .json, .txt")
       ->type_name("FILE");
   add_choice(report, "--format", options.format, nmprof::report::report_formats(),
-             "What to write: a report, a pprof heap profile, collapsed stacks");
+             "What to write: a report, a pprof heap profile, collapsed stacks, a flame graph page");
   report->add_option("--top", options.top, "Stacks and functions shown")->default_val(options.top);
   report
       ->add_option_function<std::string>(

@@ -1,5 +1,7 @@
 #include "cli/recording_options.h"
 
+#include <string>
+
 namespace nmprof::cli {
 
 void add_recording_options(CLI::App* command, RecordingOptions& options) {
@@ -8,10 +10,12 @@ void add_recording_options(CLI::App* command, RecordingOptions& options) {
                    "Mean bytes between samples (k/m/g suffixes; 0 records every allocation)")
       ->default_val(options.interval);
   command->add_option("--stackdepth", options.stack_depth, "Maximum frames per stack (default 128)")
-      ->check(CLI::Range(1u, kMaxStackDepth));
+      ->check(CLI::Range(1u, kMaxStackDepth).description(""))  // --help shows the range as the value's name
+      ->type_name("1-" + std::to_string(kMaxStackDepth));
   command->add_flag("--no-live", options.no_live, "Do not track frees of sampled blocks (no live-memory view)");
   command->add_option("--maxtracked", options.max_tracked, "Sampled blocks tracked at once (default 262144)")
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32).description(""))
+      ->type_name("N");
   command->add_option("--tag", options.tags, "KEY=VALUE describing the whole recording (repeatable)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);

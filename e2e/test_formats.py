@@ -5,6 +5,7 @@ two recordings. Totals agree with `nmprof report` within rounding."""
 import gzip
 import re
 import shutil
+import time
 import subprocess
 
 import pytest
@@ -158,7 +159,7 @@ def one_line_error(result):
 
 
 def test_bad_input_gets_one_clear_line(nmprof, leak_recording, programs, tmp_path):
-    assert "'svg' is not one of text|json|pprof|collapsed" in one_line_error(
+    assert "'svg' is not one of text|json|pprof|collapsed|html" in one_line_error(
         run(nmprof, "report", leak_recording, "--format", "svg"))
     line = one_line_error(run(nmprof, "report", leak_recording, "-o", tmp_path / "missing" / "x.pb.gz"))
     assert "cannot write" in line and "No such file or directory" in line
@@ -176,8 +177,11 @@ def test_bad_input_gets_one_clear_line(nmprof, leak_recording, programs, tmp_pat
 def test_help_names_the_program_and_its_choices(nmprof):
     out = run(nmprof, "report", "--help", check=0).stdout
     assert "Usage: nmprof report [OPTIONS] file" in out
-    assert "--format text|json|pprof|collapsed" in out
+    assert "--format text|json|pprof|collapsed|html" in out
     assert "--value bytes|count" in out and "->" not in out
+    run_help = run(nmprof, "run", "--help", check=0).stdout
+    assert "Usage: nmprof run [OPTIONS]" in run_help
+    assert "--stackdepth 1-2048" in run_help and "UINT:" not in run_help
 
 
 @needs_go
@@ -190,3 +194,25 @@ def test_java_methods_are_functions_of_their_own(nmprof, java_programs, tmp_path
     assert re.search(r"deflateInit2_\n\s+Java_java_util_zip_Deflater_init\n\s+java\.util\.zip\.Deflater\.init\n", traces), traces
     functions = pprof("-top", "-sample_index=alloc_space", "-nodecount=1000", out)
     assert re.search(r"\sNativeMemoryApp\.deflate$", functions, re.M), functions
+
+
+@needs_go
+def test_attach_dumps_convert_and_diff(nmprof, java_programs, tmp_path):
+    from test_attach import Target  # a JVM running AttachTarget
+    t = Target(java_programs, JDK17, tmp_path)
+    try:
+        run(nmprof, "attach", t.pid, "start", "--nativemem", "256k", check=0)
+        time.sleep(1)
+        first = tmp_path / "first.jfr"
+        run(nmprof, "attach", t.pid, "dump", "-q", "-o", first, check=0)
+        time.sleep(1)
+        snapshot = tmp_path / "snapshot.pb.gz"
+        run(nmprof, "attach", t.pid, "dump", "-q", "-o", snapshot, check=0)
+        assert "Type: inuse_space" in pprof("-top", snapshot)
+        assert not list(tmp_path.glob("*snapshot*.jfr"))  # converted, not kept
+        last = tmp_path / "last.jfr"
+        run(nmprof, "attach", t.pid, "stop", "-q", "-o", last, check=0)
+        diff = report_json(nmprof, last, "--diff", first)
+        assert diff["totals"]["allocated_change_bytes"] > 0  # the JVM went on allocating
+    finally:
+        t.kill()

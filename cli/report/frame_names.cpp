@@ -77,6 +77,8 @@ std::string function_name(const profile::Frame& frame) {
 std::string frame_name(const profile::Frame& frame) {
   std::string name = function_name(frame);
   if (profile::is_java(frame.kind) && frame.line > 0) name += ":" + std::to_string(frame.line);
+  if (!frame.file.empty() && frame.line > 0)
+    name += " (" + frame.file.substr(frame.file.rfind('/') + 1) + ":" + std::to_string(frame.line) + ")";
   return name;
 }
 

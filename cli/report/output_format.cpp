@@ -9,11 +9,12 @@ constexpr std::pair<const char*, Format> kNames[] = {
     {"json", Format::Json},
     {"pprof", Format::Pprof},
     {"collapsed", Format::Collapsed},
+    {"html", Format::Html},
 };
 
 constexpr std::pair<const char*, Format> kExtensions[] = {
     {".pb.gz", Format::Pprof}, {".pprof", Format::Pprof},   {".json", Format::Json}, {".collapsed", Format::Collapsed},
-    {".folded", Format::Collapsed}, {".txt", Format::Text}, {".jfr", Format::Jfr},
+    {".folded", Format::Collapsed}, {".html", Format::Html}, {".txt", Format::Text}, {".jfr", Format::Jfr},
 };
 
 }  // namespace

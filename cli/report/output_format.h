@@ -9,13 +9,13 @@
 
 namespace nmprof::report {
 
-enum class Format { Text, Json, Pprof, Collapsed, Jfr };
+enum class Format { Text, Json, Pprof, Collapsed, Html, Jfr };
 
 // The formats `report --format` takes, by name, in the order --help lists them.
 std::span<const std::pair<const char*, Format>> report_formats();
-// "text|json|pprof|collapsed".
+// "text|json|pprof|collapsed|html".
 std::string report_format_choices();
-// By extension: .pb.gz/.pprof -> pprof, .json, .collapsed/.folded, .txt, .jfr.
+// By extension: .pb.gz/.pprof -> pprof, .json, .collapsed/.folded, .html, .txt, .jfr.
 std::optional<Format> format_of_path(const std::string& path);
 
 }  // namespace nmprof::report

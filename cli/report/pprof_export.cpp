@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <unordered_map>
 
@@ -20,6 +21,7 @@ int64_t rounded(double v) { return std::llround(v); }
 class Symbols {
  public:
   Symbols(const Profile& profile, pprof::Profile& out) : out_(out) {
+    for (const auto& p : profile.processes) modules_.insert(p.modules.begin(), p.modules.end());
     // pprof takes mapping 0 for the main binary and names the profile after it.
     if (!profile.processes.empty() && !profile.processes[0].executable.empty())
       mapping(std::filesystem::path(profile.processes[0].executable).filename().string());
@@ -31,7 +33,9 @@ class Symbols {
     auto [it, added] = mappings_.try_emplace(library, out_.mappings.size() + 1);
     if (added) {
       pprof::Mapping m;
-      m.filename = library;
+      auto module = modules_.find(library);
+      m.filename = module == modules_.end() ? library : module->second.path;
+      if (module != modules_.end()) m.build_id = module->second.build_id;
       m.has_functions = true;  // already symbolized: pprof must not look the file up again
       out_.mappings.push_back(m);
     }
@@ -41,7 +45,7 @@ class Symbols {
   uint64_t function(const Frame& frame) {
     std::string name = function_name(frame);
     auto [it, added] = functions_.try_emplace(name + '\x1f' + function_location(frame), out_.functions.size() + 1);
-    if (added) out_.functions.push_back({name, frame.function, {}, 0});
+    if (added) out_.functions.push_back({name, frame.function, frame.file, 0});
     return it->second;
   }
 
@@ -53,6 +57,7 @@ class Symbols {
   }
 
   pprof::Profile& out_;
+  std::map<std::string, profile::ModuleFile> modules_;  // by library name
   std::unordered_map<std::string, uint64_t> mappings_;
   std::unordered_map<std::string, uint64_t> functions_;
 };

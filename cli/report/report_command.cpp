@@ -8,6 +8,7 @@
 
 #include "cli/report/collapsed_stacks.h"
 #include "cli/report/diff_report.h"
+#include "cli/report/flame_graph.h"
 #include "cli/report/heap_view.h"
 #include "cli/report/json_report.h"
 #include "cli/report/output_file.h"
@@ -24,9 +25,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+Format format_of_output(const std::string& path) { return format_of_path(path).value_or(Format::Text); }
+
 Format chosen_format(const ReportOptions& options) {
-  if (options.format) return *options.format;
-  return format_of_path(options.output).value_or(Format::Text);
+  return options.format ? *options.format : format_of_output(options.output);
 }
 
 void write_profile(const profile::Profile& profile, const ReportOptions& options, Format format, std::ostream& out) {
@@ -41,6 +43,10 @@ void write_profile(const profile::Profile& profile, const ReportOptions& options
       if (options.live) check_live_view(profile);
       write_collapsed(profile, heap_view(profile), options.live, options.value, out);
       return;
+    case Format::Html:
+      if (options.live) check_live_view(profile);
+      write_flame_graph(profile, heap_view(profile), options.live, out);
+      return;
     case Format::Json: write_json_report(build_report(profile, options), out); return;
     case Format::Text:
     case Format::Jfr: write_text_report(build_report(profile, options), out); return;
@@ -49,7 +55,8 @@ void write_profile(const profile::Profile& profile, const ReportOptions& options
 
 void write_diff(const profile::Profile& base, const profile::Profile& now, const ReportOptions& options, Format format,
                 std::ostream& out) {
-  if (format == Format::Pprof) throw ReportError("--diff writes text, json or collapsed, not pprof");
+  if (format == Format::Pprof || format == Format::Html)
+    throw ReportError("--diff writes text, json or collapsed, not pprof or html");
   Diff diff = diff_profiles(base, now, options.live);
   diff.base_file = options.diff_base;
   diff.new_file = options.file;
@@ -126,7 +133,7 @@ bool deliver_recording(const Delivery& d, std::ostream& out) {
       OutputFile file(d.output);
       ReportOptions options;
       options.file = d.recording;
-      Format format = chosen_format({.output = d.output});
+      Format format = format_of_output(d.output);
       options.live = format == Format::Pprof && has_live_data(*profile);  // opens on inuse_space
       write_profile(*profile, options, format, file.stream());
       file.commit();
@@ -150,7 +157,7 @@ bool deliver_recording(const Delivery& d, std::ostream& out) {
     return true;
   }
   print_run_summary(*profile, d.output + kept, jfr_kept ? d.recording : "", d.top, out);
-  if (!jfr_kept && chosen_format({.output = d.output}) == Format::Pprof)
+  if (!jfr_kept && format_of_output(d.output) == Format::Pprof)
     out << "  more: go tool pprof -top " << shell_quote(d.output) << "\n";
   return true;
 }

@@ -135,6 +135,10 @@ Metadata build(std::span<const std::string> context_attributes) {
                     annotated(field("undeclaredAttributes", kLong, "Undeclared Attributes"),
                               {description("Context attributes set by name without being declared (ignored)")})},
                    "Totals of the agent's own work, as of this event"));
+  m.add(event_type(kModuleName, kModuleEvent, "Native Module",
+                   {start_time(), field("name", kString, "Name"), field("path", kString, "Path")},
+                   "A library or executable that native frames are in: their class is its name, their bytecode "
+                   "index the return address's link-time offset in it"));
 
   m.add(annotation_type("jdk.jfr.Label", kLabel, true));
   m.add(annotation_type("jdk.jfr.Category", kCategory, true, true));

@@ -34,6 +34,7 @@ enum TypeId : uint64_t {
   kSettingEvent = 123,
   kStatisticsEvent = 124,
   kTagEvent = 125,
+  kModuleEvent = 126,
 
   kLabel = 201,
   kCategory = 202,
@@ -71,6 +72,7 @@ inline constexpr const char* kStatisticsName = "nmprof.Statistics";
 inline constexpr const char* kTagName = "nmprof.Tag";
 inline constexpr const char* kSpanIdField = "spanId";
 inline constexpr const char* kLocalRootSpanIdField = "localRootSpanId";
+inline constexpr const char* kModuleName = "nmprof.Module";
 
 // The complete metadata of an nmprof recording whose profiler.Malloc events carry no
 // context attributes.

@@ -63,6 +63,12 @@ class ProfileBuilder {
     read_samples(chunk, process);
   }
 
+  // Build ids of the module files, for outputs that name them (pprof mappings).
+  void finish() {
+    for (auto& p : profile_.processes)
+      for (auto& [name, module] : p.modules) module.build_id = source_lines_.build_id(module.path);
+  }
+
  private:
   // What the chunk says about its process: nmprof.Process (or the JDK's
   // jdk.JVMInformation), the profiler's settings and its last statistics.
@@ -73,6 +79,7 @@ class ProfileBuilder {
     const Type* setting_type = types.find(schema::kSettingName);
     const Type* statistics_type = types.find(schema::kStatisticsName);
     const Type* tag_type = types.find(schema::kTagName);
+    const Type* module_type = types.find(schema::kModuleName);
 
     Process p;
     p.start_nanos = chunk.header().start_nanos;
@@ -107,6 +114,9 @@ class ProfileBuilder {
       } else if (type == tag_type) {
         Value v = e.value();
         p.tags[text_of(chunk, v.field("key"))] = text_of(chunk, v.field("value"));
+      } else if (type == module_type) {
+        Value v = e.value();
+        p.modules[text_of(chunk, v.field("name"))].path = text_of(chunk, v.field("path"));
       }
     });
     return p;
@@ -133,6 +143,7 @@ class ProfileBuilder {
     if (!p.parent_pid) p.parent_pid = described.parent_pid;
     for (auto& [name, value] : described.settings) p.settings[name] = std::move(value);
     for (auto& [key, value] : described.tags) p.tags[key] = std::move(value);
+    for (auto& [name, module] : described.modules) p.modules[name] = std::move(module);
     if (!described.statistics.empty()) p.statistics = std::move(described.statistics);
     return static_cast<uint32_t>(same - processes.begin());
   }
@@ -173,7 +184,7 @@ class ProfileBuilder {
     if (!weighted) profile_.processes[process].weighted = false;
 
     const auto& header = chunk.header();
-    StackResolver stacks(chunk, profile_);
+    StackResolver stacks(chunk, profile_, profile_.processes[process], source_lines_);
     std::unordered_map<uint64_t, uint32_t> threads;  // by pool key
     auto thread = [&](const Value& reference) {
       auto memo = threads.find(reference.key());
@@ -237,6 +248,7 @@ class ProfileBuilder {
   }
 
   Profile& profile_;
+  SourceLines source_lines_;  // shared by all chunks: each file's line table is read once
 };
 
 }  // namespace
@@ -246,6 +258,7 @@ Profile build_profile(std::span<const uint8_t> recording_bytes) {
   Profile profile;
   ProfileBuilder builder(profile);
   recording.for_each_chunk([&](const Chunk& chunk) { builder.add(chunk); });
+  builder.finish();
   profile.warnings = recording.warnings();
   return profile;
 }

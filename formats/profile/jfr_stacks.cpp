@@ -73,13 +73,28 @@ FrameKind StackResolver::kind(const jfr::Value& reference, const Method& method)
                                                                                        : FrameKind::JavaNative;
 }
 
+// nmprof writes a native frame's return address, as a link-time address in its
+// module, where Java frames have their bytecode index.
+void StackResolver::add_source_line(const jfr::Value& value, Frame& frame) {
+  auto module = process_.modules.find(frame.container);
+  if (module == process_.modules.end()) return;
+  int64_t address = value.field("bytecodeIndex").integer();
+  if (address <= 0) return;
+  if (auto source = lines_.call_site(module->second.path, static_cast<uint64_t>(address))) {
+    frame.file = source->file;
+    frame.line = source->line;
+  }
+}
+
 uint32_t StackResolver::frame(const jfr::Value& value) {
   const Method& m = method(value.field("method"));
-  Frame frame{m.name, m.class_name, kind(value.field("type"), m), -1};
+  Frame frame{m.name, m.class_name, kind(value.field("type"), m), -1, {}};
   if (is_java(frame.kind)) {
     std::replace(frame.container.begin(), frame.container.end(), '/', '.');
     int64_t line = value.field("lineNumber").integer();
     if (line > 0) frame.line = static_cast<int32_t>(line);
+  } else {
+    add_source_line(value, frame);
   }
   return profile_.add_frame(frame);
 }

@@ -9,6 +9,7 @@
 
 #include "formats/jfr/chunk.h"
 #include "formats/profile/profile.h"
+#include "formats/profile/source_lines.h"
 
 namespace nmprof::profile {
 
@@ -18,7 +19,9 @@ std::string text_of(const jfr::Chunk& chunk, const jfr::Value& value);
 
 class StackResolver {
  public:
-  StackResolver(const jfr::Chunk& chunk, Profile& profile) : chunk_(chunk), profile_(profile) {}
+  // Native frames get file and line from `lines`, through the module files of `process`.
+  StackResolver(const jfr::Chunk& chunk, Profile& profile, const Process& process, SourceLines& lines)
+      : chunk_(chunk), profile_(profile), process_(process), lines_(lines) {}
 
   // The stack id for a stackTrace field value (a pool reference); an empty stack when
   // the trace is missing. Leading allocator frames are dropped.
@@ -34,8 +37,12 @@ class StackResolver {
   FrameKind kind(const jfr::Value& reference, const Method& method);
   uint32_t frame(const jfr::Value& frame);
 
+  void add_source_line(const jfr::Value& frame_value, Frame& frame);
+
   const jfr::Chunk& chunk_;
   Profile& profile_;
+  const Process& process_;
+  SourceLines& lines_;
   std::unordered_map<uint64_t, uint32_t> stacks_;  // by pool key
   std::unordered_map<uint64_t, Method> methods_;
   std::unordered_map<uint64_t, std::string> frame_types_;

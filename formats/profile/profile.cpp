@@ -64,6 +64,7 @@ size_t Profile::Hash::operator()(const Frame& f) const {
   size_t h = std::hash<std::string>()(f.function);
   h = combine(h, std::hash<std::string>()(f.container));
   h = combine(h, static_cast<size_t>(f.kind));
+  h = combine(h, std::hash<std::string>()(f.file));
   return combine(h, static_cast<size_t>(f.line));
 }
 

@@ -31,6 +31,7 @@ struct Frame {
   std::string container;  // native: library basename; Java: class name with dots
   FrameKind kind = FrameKind::Native;
   int32_t line = -1;  // -1 when unknown
+  std::string file;   // native: the source file, from the module's DWARF line table
   bool operator==(const Frame&) const = default;
 };
 
@@ -56,6 +57,12 @@ struct Statistic {
   bool bytes = false;  // the value is an amount of memory
 };
 
+// A library or executable of native frames (nmprof.Module).
+struct ModuleFile {
+  std::string path;
+  std::string build_id;  // hex, read from the file when the recording is read; "" unknown
+};
+
 struct Process {
   int64_t pid = 0;  // 0 when the recording does not say
   int64_t parent_pid = 0;
@@ -67,6 +74,7 @@ struct Process {
   int64_t end_nanos = 0;
   std::map<std::string, std::string> settings;  // the profiler's options, e.g. nativemem
   std::map<std::string, std::string> tags;      // the user's static tags (nmprof.Tag)
+  std::map<std::string, ModuleFile> modules;   // by name, the "container" of native frames
   std::vector<Statistic> statistics;            // as of the last report of the process
   bool weighted = true;                         // false: its samples had no weight field, each counts once
 

@@ -190,10 +190,10 @@ TEST(AllocatorFrames, RecognisesAllocatorsAndTheirDecorations) {
        {"malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_alloc", "memalign", "__libc_malloc",
         "__GI___libc_malloc", "_int_malloc", "malloc_hook", "calloc_hook", "operator new(unsigned long)",
         "operator new[](unsigned long, std::nothrow_t const&)", "operator delete(void*)"})
-    EXPECT_TRUE(is_allocator_frame({name, "libc.so.6", FrameKind::Native, -1})) << name;
+    EXPECT_TRUE(is_allocator_frame({name, "libc.so.6", FrameKind::Native, -1, {}})) << name;
   for (const char* name : {"main", "malloc_trim_helper", "my_malloc", "xmalloc", "operator<<", "freelist_pop"})
-    EXPECT_FALSE(is_allocator_frame({name, "app", FrameKind::Native, -1})) << name;
-  EXPECT_FALSE(is_allocator_frame({"malloc", "Foo", FrameKind::JitCompiled, 12})) << "a Java method named malloc";
+    EXPECT_FALSE(is_allocator_frame({name, "app", FrameKind::Native, -1, {}})) << name;
+  EXPECT_FALSE(is_allocator_frame({"malloc", "Foo", FrameKind::JitCompiled, 12, {}})) << "a Java method named malloc";
 }
 
 // --- A file shaped like async-profiler's -------------------------------------------

@@ -87,8 +87,8 @@ TEST(Aggregation, FramesOfOneFunctionShareARowAndEmptyStacksGetTheirOwn) {
   ProfileMaker m;
   uint32_t p = m.process(1, 0, 10);
   profile::Stack lines;  // one Java method at two lines
-  lines.frames = {m.profile.add_frame({"run", "app.Worker", profile::FrameKind::Interpreted, 10}),
-                  m.profile.add_frame({"run", "app.Worker", profile::FrameKind::JitCompiled, 20})};
+  lines.frames = {m.profile.add_frame({"run", "app.Worker", profile::FrameKind::Interpreted, 10, {}}),
+                  m.profile.add_frame({"run", "app.Worker", profile::FrameKind::JitCompiled, 20, {}})};
   uint32_t java = m.profile.add_stack(lines);
   m.alloc(p, java, 1, 0, 100);
   m.alloc(p, m.profile.add_stack({}), 2, 0, 30);

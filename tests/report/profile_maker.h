@@ -29,7 +29,7 @@ class ProfileMaker {
     for (const auto& f : functions) {
       size_t at = f.find('@');
       s.frames.push_back(profile.add_frame(
-          {f.substr(0, at), at == std::string::npos ? "app" : f.substr(at + 1), profile::FrameKind::Native, -1}));
+          {f.substr(0, at), at == std::string::npos ? "app" : f.substr(at + 1), profile::FrameKind::Native, -1, {}}));
     }
     return profile.add_stack(s);
   }

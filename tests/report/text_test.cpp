@@ -53,12 +53,12 @@ TEST(FrameNames, ShortenHidesTemplatesThenParametersThenCutsTheFront) {
 }
 
 TEST(FrameNames, JavaFramesNameTheirClassAndKind) {
-  profile::Frame java{"load", "com.example.Cache", profile::FrameKind::JitCompiled, 42};
+  profile::Frame java{"load", "com.example.Cache", profile::FrameKind::JitCompiled, 42, {}};
   EXPECT_EQ(function_name(java), "com.example.Cache.load");
   EXPECT_EQ(frame_name(java), "com.example.Cache.load:42");
   EXPECT_EQ(frame_location(java), "jit");
   EXPECT_EQ(function_location(java), "");
-  profile::Frame native{"parse(char const*)", "libapp.so", profile::FrameKind::Native, -1};
+  profile::Frame native{"parse(char const*)", "libapp.so", profile::FrameKind::Native, -1, {}};
   EXPECT_EQ(frame_name(native), "parse(char const*)");
   EXPECT_EQ(frame_location(native), "libapp.so");
 }

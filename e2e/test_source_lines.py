@@ -1,0 +1,69 @@
+"""File and line of native frames, from DWARF line tables read when reporting: the
+program's own .debug_line, or a separate debug file found through its debuglink;
+shown as `function (file.c:42)` in text and carried into pprof."""
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import PROGRAMS, run
+
+
+def line_of(source, text):
+    """The 1-based line of the first line of `source` containing `text`."""
+    for number, line in enumerate((PROGRAMS / source).read_text().splitlines(), 1):
+        if text in line:
+            return number
+    raise AssertionError(f"{text!r} not in {source}")
+
+
+def record(nmprof, program, out):
+    run(nmprof, "run", "-q", "--nativemem", "64k", "-o", out, "--", program, 1, 2000, check=0)
+    return run(nmprof, "report", out, "--live", "--top", "5", check=0).stdout
+
+
+def test_text_report_points_at_the_allocating_lines(nmprof, programs, tmp_path):
+    text = record(nmprof, programs.c("live_leak.c"), tmp_path / "leak.jfr")
+    leak = line_of("live_leak.c", "void site_leak(void) { keep(malloc(")
+    call = line_of("live_leak.c", "    site_leak();")
+    assert re.search(rf"site_leak \(live_leak\.c:{leak}\)\s.*\n\s+worker \(live_leak\.c:{call}\)", text), text
+    chain = line_of("live_leak.c", "p = realloc(p, final")
+    assert f"site_chain (live_leak.c:{chain})" in text, text
+
+
+def test_separate_debug_file_through_debuglink(nmprof, programs, tmp_path):
+    program = tmp_path / "stripped_leak"
+    shutil.copy(programs.c("live_leak.c"), program)
+    debug = tmp_path / "stripped_leak.debug"
+    subprocess.run(["objcopy", "--only-keep-debug", str(program), str(debug)], check=True)
+    subprocess.run(["objcopy", "--strip-debug", f"--add-gnu-debuglink={debug}", str(program)], check=True)
+    assert b".debug_line" not in program.read_bytes()
+    out = tmp_path / "stripped.jfr"
+    text = record(nmprof, program, out)
+    leak = line_of("live_leak.c", "void site_leak(void) { keep(malloc(")
+    assert f"site_leak (live_leak.c:{leak})" in text, text
+
+    debug.unlink()  # without it, names only: no invented lines
+    text = run(nmprof, "report", out, "--live", check=0).stdout
+    assert re.search(r"site_leak\s+stripped_leak\n", text), text
+
+
+@pytest.mark.skipif(shutil.which("go") is None, reason="go tool pprof is needed")
+def test_pprof_carries_file_line_and_build_id(nmprof, programs, tmp_path):
+    out = tmp_path / "leak.jfr"
+    record(nmprof, programs.c("live_leak.c"), out)
+    profile = tmp_path / "leak.pb.gz"
+    run(nmprof, "report", out, "-o", profile, check=0)
+    raw = subprocess.run(["go", "tool", "pprof", "-raw", str(profile)], capture_output=True, text=True,
+                         check=True).stdout
+    leak = line_of("live_leak.c", "void site_leak(void) { keep(malloc(")
+    assert re.search(rf" site_leak \S*/live_leak\.c:{leak} ", raw), raw
+    notes = subprocess.run(["readelf", "-n", str(programs.c("live_leak.c"))], capture_output=True, text=True,
+                           check=True).stdout
+    build_id = re.search(r"Build ID: ([0-9a-f]+)", notes).group(1)
+    assert re.search(rf"^1: \S+ \S*/live_leak {build_id} \[FN\]$", raw, re.M), raw  # the program's mapping
+    listing = subprocess.run(["go", "tool", "pprof", "-list", "site_leak", str(profile)], capture_output=True,
+                             text=True, check=True).stdout
+    assert re.search(rf"\s{leak}:__attribute__", listing), listing
