@@ -28,11 +28,13 @@ def test_rate_holds_its_target(nmprof, programs, tmp_path, mode):
     assert "the sampling interval varied from" in run(nmprof, "report", out, check=0).stdout
 
 
-def test_estimates_stay_unbiased_under_rate(nmprof, programs, tmp_path):
-    counts = {"site_small": 6_000_000, "site_medium": 300_000}
+@pytest.mark.parametrize("threads", [1, 4])
+def test_estimates_stay_unbiased_under_rate(nmprof, programs, tmp_path, threads):
+    # Several threads share the controller: each weighs its samples with its own countdown's interval.
+    counts = {"site_small": 6_000_000 // threads, "site_medium": 300_000 // threads}
     sizes = {"site_small": 48, "site_medium": 3000}
     out = tmp_path / "totals.jfr"
-    run(nmprof, "run", "-q", "--rate", 2000, "-o", out, "--", programs.c("known_totals.c"), 1, *counts.values(), 0,
+    run(nmprof, "run", "-q", "--rate", 2000, "-o", out, "--", programs.c("known_totals.c"), threads, *counts.values(), 0,
         check=0)
     stats = statistics(nmprof, out)
     assert stats["minInterval"] < stats["maxInterval"], stats  # the interval did move
@@ -44,5 +46,12 @@ def test_estimates_stay_unbiased_under_rate(nmprof, programs, tmp_path):
         estimate = sum(w * sizes[site] for w in ws)
         # Horvitz-Thompson: sum of w(w-1) x^2 over the samples estimates the variance.
         sd = math.sqrt(sum(w * (w - 1) for w in ws)) * sizes[site]
-        truth = count * sizes[site]
+        truth = count * threads * sizes[site]
         assert abs(estimate - truth) <= 5 * sd + 0.02 * truth, (site, estimate, truth, sd)
+
+
+def test_a_bad_rate_gets_one_clear_line(nmprof, programs):
+    for bad in ("abc", "-5", "2000000"):
+        result = run(nmprof, "run", "--rate", bad, "--", programs.c("rate_loop.c"), "steady", 0)
+        assert result.returncode != 0
+        assert result.stderr.splitlines()[0].startswith("nmprof: --rate"), result.stderr
