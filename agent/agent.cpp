@@ -10,6 +10,7 @@
 
 #include "agent/agent_memory.h"
 #include "agent/cancellation_off.h"
+#include "agent/clock.h"
 #include "agent/fatal_signals.h"
 #include "agent/got_patcher.h"
 #include "agent/hook_events.h"
@@ -19,6 +20,7 @@
 #include "agent/log.h"
 #include "agent/modules.h"
 #include "agent/native_frames.h"
+#include "agent/rate_limit.h"
 #include "agent/recorder.h"
 #include "agent/sampler.h"
 #include "agent/stack_capture.h"
@@ -37,7 +39,8 @@ struct Agent {
   ModuleMap modules;
   NativeFrameResolver resolver{modules};
   StackCapture capture{modules};
-  Recorder recorder{resolver};
+  RateLimit rate;
+  Recorder recorder{resolver, rate};
   GotPatcher patcher{reinterpret_cast<const void*>(&start_agent)};
   SpinLock library_change_lock;
   std::atomic<bool> recording{false};
@@ -53,7 +56,7 @@ void record_sample(ThreadState& t, const unwind::Registers& caller, void* p, siz
   CallStack stack{scratch->frames(), scratch->depth()};
   NativeWalkEnd end = g_agent->capture.capture(t, caller, stack, scratch->walk_pcs());
   if (JavaStacks* java = g_agent->java.load(std::memory_order_acquire)) java->append(t, end, stack, *scratch);
-  g_agent->recorder.record_allocation(t, stack, reinterpret_cast<uintptr_t>(p), size, Sampler::weight(size));
+  g_agent->recorder.record_allocation(t, stack, reinterpret_cast<uintptr_t>(p), size, Sampler::weight(t, size));
 }
 
 bool flush_for_signal() {
@@ -94,6 +97,7 @@ std::string joined(const std::vector<std::string>& names) {
 Settings settings_of(const AgentOptions& o, AgentMode mode) {
   const char* mode_name = mode == AgentMode::Preload ? "preload" : mode == AgentMode::JvmStartup ? "jvm" : "attach";
   return {{"nativemem", std::to_string(o.interval)},
+          {"rate", std::to_string(o.rate)},
           {"stackdepth", std::to_string(o.stack_depth)},
           {"live", o.live ? "true" : "false"},
           {"maxtracked", std::to_string(o.max_tracked)},
@@ -140,6 +144,8 @@ void* on_sampled_allocation(void* p, size_t size) {
     AgentGuard guard;
     CancellationOff no_cancel;
     record_sample(t, caller, p, size);
+    // Before the next countdown is drawn, so that it is drawn with the new interval.
+    if (g_agent->rate.active()) Sampler::set_interval(g_agent->rate.on_sample(monotonic_ticks()));
   }
   Sampler::restart(t);
   resume_deferred_signal();
@@ -193,7 +199,8 @@ bool start_agent(const AgentOptions& options, AgentMode mode) {
   Agent* agent = g_agent;
   agent->options = options;
   if (agent->options.file.empty()) agent->options.file = "nmprof-%p.jfr";
-  Sampler::set_interval(options.interval);
+  agent->rate.start(options.rate, options.interval, monotonic_ticks());
+  Sampler::set_interval(agent->rate.interval());
   for (int id = 0; id < kHookCount; id++)
     agent->patcher.set_enabled(static_cast<HookId>(id), id != kFree || options.live);
   // Attached, the file exists at once: the CLI holds it open, so that what the JVM

@@ -22,8 +22,8 @@ std::optional<unsigned> parse_unsigned(std::string_view text) {
   return v;
 }
 
-constexpr std::string_view kOptionKeys[] = {"nativemem", "interval", "file",  "stackdepth", "live",
-                                            "maxtracked", "reply",    "token", "tag",        "attributes"};
+constexpr std::string_view kOptionKeys[] = {"nativemem",  "interval", "rate",  "file", "stackdepth", "live",
+                                            "maxtracked", "reply",    "token", "tag",  "attributes"};
 
 // profiler.Malloc's own fields: an attribute cannot take their names.
 constexpr std::string_view kMallocFields[] = {"startTime", "eventThread", "stackTrace",     "address",
@@ -134,6 +134,12 @@ std::optional<std::string> parse_agent_options(std::string_view text, AgentOptio
       auto size = parse_size(value);
       if (!size) return "bad size '" + std::string(value) + "' for " + std::string(key) + " (examples: 512k, 1m, 0)";
       options.interval = *size;
+    } else if (key == "rate") {
+      auto rate = parse_unsigned(value);
+      if (!rate || *rate > kMaxRate)
+        return "bad rate '" + std::string(value) + "' (samples per second, 0.." + std::to_string(kMaxRate) +
+               "; 0 keeps the interval fixed)";
+      options.rate = *rate;
     } else if (key == "file") {
       if (value.empty()) return std::string("file= needs a path");
       options.file = std::string(value);
@@ -163,7 +169,7 @@ std::optional<std::string> parse_agent_options(std::string_view text, AgentOptio
       options.token = std::string(value);
     } else {
       return "unknown option '" + std::string(key) +
-             "' (known: nativemem, file, stackdepth, live, maxtracked, tag, attributes)";
+             "' (known: nativemem, rate, file, stackdepth, live, maxtracked, tag, attributes)";
     }
   }
   return std::nullopt;
@@ -180,6 +186,7 @@ std::string escape_option_value(std::string_view value) {
 
 std::string format_agent_options(const AgentOptions& options) {
   std::string s = "nativemem=" + format_size(options.interval);
+  if (options.rate) s += ",rate=" + std::to_string(options.rate);
   if (options.stack_depth != kDefaultStackDepth) s += ",stackdepth=" + std::to_string(options.stack_depth);
   if (!options.live) s += ",live=false";
   if (options.max_tracked != kDefaultMaxTracked) s += ",maxtracked=" + std::to_string(options.max_tracked);

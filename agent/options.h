@@ -20,6 +20,7 @@ constexpr uint64_t kDefaultInterval = 512 * 1024;
 constexpr unsigned kDefaultStackDepth = 128;
 constexpr unsigned kMaxStackDepth = 2048;
 constexpr uint64_t kDefaultMaxTracked = 262144;
+constexpr uint64_t kMaxRate = 1000000;  // samples per second that --rate may ask for
 constexpr size_t kMaxContextAttributes = 8;  // as many as nmprof.h's context block holds
 constexpr size_t kMaxAttributeNameLength = 63;
 
@@ -27,6 +28,7 @@ using Tag = std::pair<std::string, std::string>;
 
 struct AgentOptions {
   uint64_t interval = kDefaultInterval;  // mean bytes between samples; 0 records every allocation
+  uint64_t rate = 0;  // samples per second to hold by adapting the interval (rate_limit.h); 0: fixed
   std::string file;                      // output path template: %p pid, %t start time, %% percent
   unsigned stack_depth = kDefaultStackDepth;
   bool live = true;                        // track frees of sampled blocks (heap-live)

@@ -26,8 +26,9 @@ int current_tid() { return static_cast<int>(gettid()); }
 
 }  // namespace
 
-Recorder::Recorder(FrameResolver& resolver)
+Recorder::Recorder(FrameResolver& resolver, const RateLimit& rate)
     : resolver_(resolver),
+      rate_(rate),
       out_pools_({schema::kThread, schema::kStackTrace, schema::kMethod, schema::kClass, schema::kPackage,
                   schema::kSymbol, schema::kFrameType, schema::kString}) {}
 
@@ -361,6 +362,8 @@ void Recorder::append_statistics(uint64_t now) {
   r.varint(live_ ? live_->memory_bytes() : 0);
   r.varint(live_ ? static_cast<uint64_t>(live_->live_bytes() > 0 ? live_->live_bytes() : 0) : 0);
   r.varint(undeclared_context_attributes());
+  r.varint(rate_.min_used());
+  r.varint(rate_.max_used());
   r.append_to(events_);
 }
 

@@ -18,6 +18,7 @@
 #include "agent/options.h"
 #include "agent/output_file.h"
 #include "agent/process_info.h"
+#include "agent/rate_limit.h"
 #include "agent/spin_lock.h"
 #include "agent/stack_table.h"
 #include "agent/thread_state.h"
@@ -33,7 +34,8 @@ using Settings = std::vector<std::pair<std::string, std::string>>;
 
 class Recorder {
  public:
-  explicit Recorder(FrameResolver& resolver);
+  // `rate`: where the statistics read the range of intervals used.
+  Recorder(FrameResolver& resolver, const RateLimit& rate);
 
   // Starts recording (again, after finish()) into `path_template` (%p, %t expanded
   // for this process). max_tracked > 0 tracks frees of sampled blocks, up to that many
@@ -110,6 +112,7 @@ class Recorder {
   };
 
   FrameResolver& resolver_;
+  const RateLimit& rate_;
   SpinLock lock_;
   bool active_ = false;
   bool background_flush_ = false;

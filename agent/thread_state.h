@@ -20,6 +20,7 @@ constexpr int64_t kNeverSample = INT64_MAX / 2;
 struct ThreadState {
   int64_t bytes_until_sample;  // hot: hooks subtract each size; <= 0 takes the sampled path
   uint64_t random;             // xorshift state; 0 until the thread's first sampled-path visit
+  uint64_t gap_interval;       // the sampling interval bytes_until_sample was drawn with
   int64_t saved_countdown;     // bytes_until_sample while an AgentGuard is active
   int guard_depth;
   int tid_;  // 0 until id() first asks; reset by the recorder after fork()

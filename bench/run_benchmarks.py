@@ -65,6 +65,7 @@ def main():
     configs = {
         "512k": f"nativemem=512k,file={out}",
         "512k, live off": f"nativemem=512k,live=false,file={out}",
+        "512k, rate 100": f"nativemem=512k,rate=100,file={out}",
         "0 (every allocation)": f"nativemem=0,file={out}",
     }
     print(f"malloc/free loop, {args.pairs:,} pairs per thread; each round runs plain and profiled back to back,")
@@ -84,6 +85,8 @@ def main():
             print(f"    nativemem={name:22s} ratio {statistics.median(r):.3f}  (min {min(r):.3f}, max {max(r):.3f})")
     samples = samples_in(Path(str(out).replace("%p", "*")).parent, configs["512k"], loop, agent, args.pairs)
     print(f"  samples per second at 512k, 1 thread: {samples:,.0f}")
+    limited = samples_in(Path(str(out).replace("%p", "*")).parent, configs["512k, rate 100"], loop, agent, args.pairs)
+    print(f"  samples per second at 512k with rate=100, 1 thread: {limited:,.0f}")
 
     # Instructions per malloc+free pair that the hooks add when nothing is sampled
     # (an interval of 1 TiB never samples), from the difference of two run lengths.
@@ -139,7 +142,7 @@ def context_benchmark(build, rounds, pairs):
 
 
 def samples_in(directory, options, loop, agent, pairs):
-    """Samples per second that the 512k run takes, from its recording."""
+    """Samples per second that a 1-thread run with `options` takes, from its recording."""
     for old in directory.glob("bench-*.jfr"):
         old.unlink()
     elapsed = wall_time([loop, "1", str(pairs)], agent_env(agent, options))

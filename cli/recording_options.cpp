@@ -9,6 +9,11 @@ void add_recording_options(CLI::App* command, RecordingOptions& options) {
       ->add_option("--nativemem", options.interval,
                    "Mean bytes between samples (k/m/g suffixes; 0 records every allocation)")
       ->default_val(options.interval);
+  command
+      ->add_option("--rate", options.rate,
+                   "Hold about this many samples per second by adapting the interval around --nativemem "
+                   "(0: fixed interval, the default)")
+      ->check(CLI::Range(uint64_t{0}, kMaxRate));
   command->add_option("--stackdepth", options.stack_depth, "Maximum frames per stack (default 128)")
       ->check(CLI::Range(1u, kMaxStackDepth).description(""))  // --help shows the range as the value's name
       ->type_name("1-" + std::to_string(kMaxStackDepth));
@@ -30,6 +35,7 @@ bool to_agent_options(const RecordingOptions& options, AgentOptions* agent, std:
     return false;
   }
   agent->interval = *interval;
+  agent->rate = options.rate;
   if (options.stack_depth) agent->stack_depth = options.stack_depth;
   agent->live = !options.no_live;
   if (options.max_tracked) agent->max_tracked = options.max_tracked;

@@ -16,6 +16,7 @@ namespace nmprof::cli {
 
 struct RecordingOptions {
   std::string interval = "512k";
+  uint64_t rate = 0;         // samples per second (--rate); 0: fixed interval
   unsigned stack_depth = 0;  // 0: the agent's default
   bool no_live = false;
   uint64_t max_tracked = 0;  // 0: the agent's default

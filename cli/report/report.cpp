@@ -41,6 +41,10 @@ std::vector<profile::Statistic> summed_statistics(const Profile& profile) {
       auto it = std::find_if(sums.begin(), sums.end(), [&s](const auto& x) { return x.name == s.name; });
       if (it == sums.end())
         sums.push_back(s);
+      else if (s.name == "minInterval")  // a range over processes, not a total
+        it->value = std::min(it->value, s.value);
+      else if (s.name == "maxInterval")
+        it->value = std::max(it->value, s.value);
       else
         it->value += s.value;
     }
@@ -73,6 +77,10 @@ void add_notes(Report& r) {
   if (int64_t lost = statistic(r.statistics, "lostSamples"); lost > 0)
     r.notes.push_back(counted(static_cast<uint64_t>(lost), "sample was", "samples were") +
                       " lost (the agent could not record them): totals are low");
+  if (int64_t low = statistic(r.statistics, "minInterval"), high = statistic(r.statistics, "maxInterval");
+      low != high)
+    r.notes.push_back("the sampling interval varied from " + format_bytes(static_cast<double>(low)) + " to " +
+                      format_bytes(static_cast<double>(high)) + " (--rate, or processes recorded with different intervals)");
   if (int64_t untracked = statistic(r.statistics, "untrackedSamples"); untracked > 0 && r.live)
     r.notes.push_back(counted(static_cast<uint64_t>(untracked), "sample was", "samples were") +
                       " not tracked (the tracking table was full): their frees were missed, so live memory is "

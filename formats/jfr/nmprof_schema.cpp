@@ -133,7 +133,11 @@ Metadata build(std::span<const std::string> context_attributes) {
                     annotated(bytes("liveBytes", "Live Bytes"),
                               {description("Estimated bytes still allocated in sampled stacks")}),
                     annotated(field("undeclaredAttributes", kLong, "Undeclared Attributes"),
-                              {description("Context attributes set by name without being declared (ignored)")})},
+                              {description("Context attributes set by name without being declared (ignored)")}),
+                    annotated(bytes("minInterval", "Lowest Interval"),
+                              {description("The smallest mean sampling interval used (--rate adapts it)")}),
+                    annotated(bytes("maxInterval", "Highest Interval"),
+                              {description("The largest mean sampling interval used (--rate adapts it)")})},
                    "Totals of the agent's own work, as of this event"));
   m.add(event_type(kModuleName, kModuleEvent, "Native Module",
                    {start_time(), field("name", kString, "Name"), field("path", kString, "Path")},

@@ -69,6 +69,18 @@ TEST(AgentOptions, LiveTrackingOptions) {
   EXPECT_TRUE(parse_agent_options("maxtracked=12x", o));
 }
 
+TEST(AgentOptions, RateIsACountOfSamplesPerSecond) {
+  AgentOptions o;
+  EXPECT_EQ(o.rate, 0u);
+  EXPECT_FALSE(parse_agent_options("rate=100", o));
+  EXPECT_EQ(o.rate, 100u);
+  auto error = parse_agent_options("rate=fast", o);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("fast"), std::string::npos);
+  EXPECT_TRUE(parse_agent_options("rate=-1", o));
+  EXPECT_TRUE(parse_agent_options("rate=1000001", o));
+}
+
 TEST(AgentOptions, AFileGivenLastMayContainCommas) {
   AgentOptions o;
   EXPECT_FALSE(parse_agent_options("nativemem=1m,file=/tmp/a,b.jfr", o));
@@ -83,6 +95,7 @@ TEST(AgentOptions, FormatParsesBack) {
   o.stack_depth = 40;
   o.live = false;
   o.max_tracked = 77;
+  o.rate = 250;
   o.file = "/out/a,b-%p.jfr";
   o.tags = {{"service", "shop"}, {"build", "a=b"}, {"teams", "a,b"}};
   o.context_attributes = {"route", "tenant_id"};
@@ -93,6 +106,7 @@ TEST(AgentOptions, FormatParsesBack) {
   EXPECT_EQ(back.stack_depth, o.stack_depth);
   EXPECT_EQ(back.live, o.live);
   EXPECT_EQ(back.max_tracked, o.max_tracked);
+  EXPECT_EQ(back.rate, o.rate);
   EXPECT_EQ(back.tags, o.tags);
   EXPECT_EQ(back.context_attributes, o.context_attributes);
 }
