@@ -16,6 +16,10 @@
 #include "agent/log.h"
 #include "agent/modules.h"
 #include "agent/native_frames.h"
+#include "agent/php/php_frames.h"
+#include "agent/php/php_stacks.h"
+#include "agent/php/zend_engine.h"
+#include "agent/php/zend_heap_hooks.h"
 #include "agent/recorder.h"
 #include "agent/sampler.h"
 #include "agent/stack_capture.h"
@@ -31,25 +35,58 @@ namespace {
 struct Agent {
   AgentOptions options;
   ModuleMap modules;
-  NativeFrameResolver resolver{modules};
+  NativeFrameResolver native_resolver{modules};
+  php::PhpFrameResolver resolver{native_resolver};
   StackCapture capture{modules};
   Recorder recorder{resolver};
   GotPatcher patcher{reinterpret_cast<const void*>(&start_agent)};
   SpinLock library_change_lock;
   std::atomic<bool> recording{false};
   std::atomic<JavaStacks*> java{nullptr};
+  // In PHP: the engine, and whether its heap still waits for the agent's handlers.
+  php::ZendEngine zend;
+  std::atomic<bool> zend_heap_pending{false};
+  std::atomic<php::PhpStacks*> php{nullptr};
   AgentMode mode;
 };
 
 Agent* g_agent = nullptr;
 
-void record_sample(ThreadState& t, const unwind::Registers& caller, void* p, size_t size) {
+void record_sample(ThreadState& t, const unwind::Registers& caller, void* p, size_t size,
+                   jfr::schema::AllocatorKey allocator) {
   ThreadScratch* scratch = ThreadScratch::of_this_thread(g_agent->options.stack_depth);
   if (!scratch) return;
   CallStack stack{scratch->frames(), scratch->depth()};
   NativeWalkEnd end = g_agent->capture.capture(t, caller, stack, scratch->walk_pcs());
   if (JavaStacks* java = g_agent->java.load(std::memory_order_acquire)) java->append(t, end, stack, *scratch);
-  g_agent->recorder.record_allocation(t, stack, reinterpret_cast<uintptr_t>(p), size, Sampler::weight(size));
+  if (php::PhpStacks* php = g_agent->php.load(std::memory_order_acquire)) php->append(stack);
+  g_agent->recorder.record_allocation(t, stack, reinterpret_cast<uintptr_t>(p), size, Sampler::weight(size),
+                                      allocator);
+}
+
+// Preloaded into PHP: ZendMM's heap is made during the engine's startup, after the
+// agent started; its handlers are installed at the first checkpoint that finds it.
+void find_php_engine(Agent* agent) {
+  if (!php::ZendEngine::find(&agent->zend)) return;
+  const char* version = php::version_name(agent->zend.version);
+  if (!agent->zend.heap_hookable) {
+    log_line("PHP %s: this engine's heap cannot be hooked; profiling native allocations only", version);
+    return;
+  }
+  if (agent->zend.version != php::ZendVersion::Php82 || !agent->zend.executor_globals) {
+    log_line("PHP %s%s: sampling ZendMM allocations without PHP frames (engine layout unknown)", version,
+             agent->zend.executor_globals ? "" : " (ZTS)");
+  } else if (php::PhpStacks* stacks = php::PhpStacks::create(agent->zend.executor_globals)) {
+    agent->php.store(stacks, std::memory_order_release);
+  } else {
+    log_line("PHP %s: the executor's code was not found; sampling ZendMM allocations without PHP frames", version);
+  }
+  agent->zend_heap_pending.store(true, std::memory_order_release);
+}
+
+void install_php_heap_hooks() {
+  if (!g_agent->zend_heap_pending.load(std::memory_order_acquire)) return;
+  if (php::install_zend_heap_hooks(g_agent->zend)) g_agent->zend_heap_pending.store(false, std::memory_order_release);
 }
 
 bool flush_for_signal() { return g_agent->recorder.flush_from_signal(); }
@@ -97,14 +134,14 @@ bool create_agent(AgentMode mode) {
 
 // Hooks tail-call this, so its return address is in the caller of malloc: the walk
 // starts there, from this function's frame pointer, instead of unwinding the agent.
-void* on_sampled_allocation(void* p, size_t size) {
+void* on_sampled_allocation(void* p, size_t size, jfr::schema::AllocatorKey allocator) {
   ThreadState& t = t_state;
   if (!Sampler::confirm(t, size)) return p;
   if (p && g_agent && g_agent->recording.load(std::memory_order_relaxed)) {
     auto* frame = static_cast<uintptr_t*>(__builtin_frame_address(0));
     unwind::Registers caller{frame[1], reinterpret_cast<uintptr_t>(frame + 2), frame[0]};
     AgentGuard guard;
-    record_sample(t, caller, p, size);
+    record_sample(t, caller, p, size, allocator);
   }
   Sampler::restart(t);
   resume_deferred_signal();
@@ -122,10 +159,14 @@ void settle_taken_block(const TakenBlock& taken, bool freed) {
   g_agent->recorder.settle_block(t_state, taken.block, taken.taken_at, freed);
 }
 
-void on_tracked_free(void* p) {
+void on_tracked_free(void* p, jfr::schema::AllocatorKey allocator) {
   if (!g_agent) return;
   AgentGuard guard;
-  g_agent->recorder.record_free(t_state, reinterpret_cast<uintptr_t>(p));
+  // What the engine frees in its request cleanup, the PHP script still held when
+  // it ended: the live view shows it.
+  php::PhpStacks* php = g_agent->php.load(std::memory_order_acquire);
+  bool recorded = !(allocator == jfr::schema::kZendMM && php && php->in_request_cleanup());
+  g_agent->recorder.record_free(t_state, reinterpret_cast<uintptr_t>(p), recorded);
 }
 
 void on_libraries_changed(bool deepbind) {
@@ -134,6 +175,13 @@ void on_libraries_changed(bool deepbind) {
   g_agent->library_change_lock.lock(static_cast<int>(gettid()));
   if (g_agent->modules.refresh()) g_agent->patcher.patch_all(deepbind);
   g_agent->library_change_lock.unlock();
+  install_php_heap_hooks();
+}
+
+void on_runtime_checkpoint() {
+  if (!g_agent || !g_agent->zend_heap_pending.load(std::memory_order_relaxed)) return;
+  AgentGuard guard;
+  install_php_heap_hooks();
 }
 
 void on_process_image_ending() {
@@ -159,6 +207,7 @@ bool start_agent(const AgentOptions& options, AgentMode mode) {
                         options.live ? options.max_tracked : 0, mode == AgentMode::JvmAttach);
   agent->recording.store(true, std::memory_order_release);
   agent->patcher.patch_all();
+  if (mode == AgentMode::Preload) find_php_engine(agent);
   return true;
 }
 

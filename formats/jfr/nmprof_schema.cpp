@@ -83,13 +83,16 @@ Metadata build() {
           pooled("descriptor", kSymbol, "Descriptor"), field("modifiers", kInt, "Access Modifiers"),
           field("hidden", kBoolean, "Hidden")}});
   m.add({"jdk.types.Package", kPackage, "", false, {label("Package")}, {pooled("name", kSymbol, "Name")}});
+  m.add({"nmprof.types.Allocator", kAllocator, "", true, {label("Allocator")},
+         {field("name", kString, "Name")}});
   m.add({"jdk.types.Symbol", kSymbol, "", true, {label("Symbol")}, {field("string", kString, "String")}});
 
   m.add(event_type(kMallocName, kMallocEvent, "Malloc",
                    {start_time(), pooled("eventThread", kThread, "Event Thread"),
                     pooled("stackTrace", kStackTrace, "Stack Trace"), address(), bytes("size", "Size"),
                     annotated(field("weight", kFloat, "Weight"),
-                              {description("Allocations this sample stands for (1/probability of sampling it)")})},
+                              {description("Allocations this sample stands for (1/probability of sampling it)")}),
+                    pooled("allocator", kAllocator, "Allocator")},
                    "A sampled native memory allocation"));
   m.add(event_type(kFreeName, kFreeEvent, "Free",
                    {start_time(), pooled("eventThread", kThread, "Event Thread"),
@@ -136,9 +139,11 @@ Metadata build() {
 
 const char* frame_type_name(FrameTypeKey key) {
   static const char* const names[kFrameTypeCount] = {"Interpreted", "JIT compiled", "Inlined", "Native",
-                                                     "C++",         "Kernel",       "C1 compiled"};
+                                                     "C++",         "Kernel",       "C1 compiled", "PHP"};
   return key < kFrameTypeCount ? names[key] : "Native";
 }
+
+const char* allocator_name(AllocatorKey key) { return key == kZendMM ? "ZendMM" : "libc"; }
 
 const Metadata& nmprof_metadata() {
   static const Metadata metadata = build();

@@ -1,0 +1,68 @@
+#include "agent/php/zend_heap_hooks.h"
+
+#include "agent/allocation_hooks.h"
+
+namespace nmprof::php {
+namespace {
+
+namespace schema = jfr::schema;
+
+// The handlers have no context argument: what they forward to is kept here, set once
+// before they are installed and never changed while they are.
+struct Forwarding {
+  ZendMmHeap* heap;
+  ZendEngine engine;
+  // A neighbour's handlers found on the heap (all null: none); they get the calls.
+  ZendMalloc previous_malloc;
+  ZendFree previous_free;
+  ZendRealloc previous_realloc;
+};
+Forwarding g_to;
+bool g_installed = false;
+
+void* heap_malloc(size_t size) {
+  void* p = g_to.previous_malloc ? g_to.previous_malloc(size) : g_to.engine.heap_alloc(g_to.heap, size);
+  return count_allocation(p, size, schema::kZendMM);
+}
+
+void heap_free(void* p) {
+  if (__builtin_expect(LiveHeap::maybe_tracked(p), 0)) on_tracked_free(p, schema::kZendMM);
+  if (g_to.previous_free) return g_to.previous_free(p);
+  // The engine's final shutdown hands a custom heap's own address to its free
+  // handler (for heaps that malloc'ed their header). This one lives in its first
+  // chunk, which stays mapped until the process ends.
+  if (p != g_to.heap) g_to.engine.heap_free(g_to.heap, p);
+}
+
+void* heap_realloc(void* old, size_t size) {
+  auto call = [&] {
+    return g_to.previous_realloc ? g_to.previous_realloc(old, size) : g_to.engine.heap_realloc(g_to.heap, old, size);
+  };
+  if (__builtin_expect(LiveHeap::maybe_tracked(old), 0)) return realloc_tracked(old, size, call, schema::kZendMM);
+  return count_allocation(call(), size, schema::kZendMM);
+}
+
+}  // namespace
+
+bool install_zend_heap_hooks(const ZendEngine& engine) {
+  if (g_installed) return true;
+  ZendMmHeap* heap = engine.get_heap();
+  if (!heap) return false;
+  ZendMalloc previous_malloc = nullptr;
+  ZendFree previous_free = nullptr;
+  ZendRealloc previous_realloc = nullptr;
+  engine.get_custom_handlers(heap, &previous_malloc, &previous_free, &previous_realloc);
+  if (previous_malloc && previous_malloc == engine.libc_malloc) return true;  // USE_ZEND_ALLOC=0
+  g_to = {heap, engine, previous_malloc, previous_free, previous_realloc};
+  engine.set_custom_handlers(heap, heap_malloc, heap_free, heap_realloc);
+  g_installed = true;
+  return true;
+}
+
+void remove_zend_heap_hooks() {
+  if (!g_installed) return;
+  g_to.engine.set_custom_handlers(g_to.heap, g_to.previous_malloc, g_to.previous_free, g_to.previous_realloc);
+  g_installed = false;
+}
+
+}  // namespace nmprof::php
