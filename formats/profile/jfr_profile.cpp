@@ -22,7 +22,16 @@ constexpr const char* kJavaSampleName = "jdk.ObjectAllocationSample";
 constexpr const char* kJvmInformationName = "jdk.JVMInformation";
 
 // Slots of the fields read from sample events, in binding order.
-enum MallocSlot { kMallocTime, kMallocThread, kMallocStack, kMallocAddress, kMallocSize, kMallocWeight, kMallocSlots };
+enum MallocSlot {
+  kMallocTime,
+  kMallocThread,
+  kMallocStack,
+  kMallocAddress,
+  kMallocSize,
+  kMallocWeight,
+  kMallocAllocator,
+  kMallocSlots
+};
 enum FreeSlot { kFreeTime, kFreeThread, kFreeAddress, kFreeSlots };
 enum JavaSlot { kJavaTime, kJavaThread, kJavaStack, kJavaWeight, kJavaSlots };
 
@@ -128,7 +137,7 @@ class ProfileBuilder {
     const Type* java_type = types.find(kJavaSampleName);
     FieldBinding mallocs, frees, java_samples;
     if (malloc_type)
-      mallocs = FieldBinding(*malloc_type, {"startTime", "eventThread", "stackTrace", "address", "size", "weight"});
+      mallocs = FieldBinding(*malloc_type, {"startTime", "eventThread", "stackTrace", "address", "size", "weight", "allocator"});
     if (free_type) frees = FieldBinding(*free_type, {"startTime", "eventThread", "address"});
     if (java_type) java_samples = FieldBinding(*java_type, {"startTime", "eventThread", "stackTrace", "weight"});
     // async-profiler's profiler.Malloc has no weight: each sample counts once.
@@ -150,6 +159,14 @@ class ProfileBuilder {
       return id;
     };
 
+    std::unordered_map<uint64_t, Allocator> allocators;  // by pool key
+    auto allocator = [&](const Value& reference) {
+      auto memo = allocators.find(reference.key());
+      if (memo != allocators.end()) return memo->second;
+      Allocator a = text_of(chunk, reference) == "ZendMM" ? Allocator::ZendMM : Allocator::Libc;
+      return allocators.emplace(reference.key(), a).first->second;
+    };
+
     int64_t last_event = profile_.processes[process].end_nanos;
     Value slots[kMallocSlots];
     chunk.for_each_event([&](const Event& e) {
@@ -163,6 +180,7 @@ class ProfileBuilder {
         a.address = static_cast<uint64_t>(slots[kMallocAddress].integer());
         a.size = static_cast<uint64_t>(slots[kMallocSize].integer());
         a.weight = weighted ? static_cast<float>(slots[kMallocWeight].number()) : 1.0f;
+        if (mallocs.has(kMallocAllocator)) a.allocator = allocator(slots[kMallocAllocator]);
         a.process = process;
         profile_.allocations.push_back(a);
         last_event = std::max(last_event, a.time_nanos);
