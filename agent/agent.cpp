@@ -159,13 +159,13 @@ void settle_taken_block(const TakenBlock& taken, bool freed) {
   g_agent->recorder.settle_block(t_state, taken.block, taken.taken_at, freed);
 }
 
-void on_tracked_free(void* p, jfr::schema::AllocatorKey allocator) {
+void on_tracked_free(void* p) {
   if (!g_agent) return;
   AgentGuard guard;
   // What the engine frees in its request cleanup, the PHP script still held when
-  // it ended: the live view shows it.
+  // it ended: the live view shows it (ZendMM on or off).
   php::PhpStacks* php = g_agent->php.load(std::memory_order_acquire);
-  bool recorded = !(allocator == jfr::schema::kZendMM && php && php->in_request_cleanup());
+  bool recorded = !(php && php->in_request_cleanup());
   g_agent->recorder.record_free(t_state, reinterpret_cast<uintptr_t>(p), recorded);
 }
 

@@ -20,7 +20,7 @@ struct TakenBlock {
   uint64_t taken_at;  // ticks: the Free event's time
 };
 // The free path, after the filter said p may be tracked.
-void on_tracked_free(void* p, jfr::schema::AllocatorKey allocator = jfr::schema::kLibc);
+void on_tracked_free(void* p);
 // realloc: take p out first; then report whether the call freed it (it did unless it
 // failed with a non-zero size), which puts it back or records its free.
 bool take_tracked_block(void* p, TakenBlock* out);

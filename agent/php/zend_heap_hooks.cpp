@@ -26,7 +26,7 @@ void* heap_malloc(size_t size) {
 }
 
 void heap_free(void* p) {
-  if (__builtin_expect(LiveHeap::maybe_tracked(p), 0)) on_tracked_free(p, schema::kZendMM);
+  if (__builtin_expect(LiveHeap::maybe_tracked(p), 0)) on_tracked_free(p);
   if (g_to.previous_free) return g_to.previous_free(p);
   // The engine's final shutdown hands a custom heap's own address to its free
   // handler (for heaps that malloc'ed their header). This one lives in its first

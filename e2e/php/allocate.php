@@ -1,52 +1,56 @@
 <?php
-// Allocates strings of known sizes from known functions; prints what it allocated.
-// Usage: php allocate.php <megabytes per function> [keep]
-// "keep": the strings of keep_in_global() stay referenced by a global until the end.
+// Allocates strings from known functions and prints, per function, the bytes it
+// asked ZendMM for (a string of n characters is one block of 24 + n + 1 bytes,
+// rounded up to 8) and how many blocks. The loops' lines are what the tests expect.
+// Usage: php allocate.php <MiB per function> [keep]
+// "keep": keep_in_global()'s strings stay referenced by a global until the end.
+
+function string_block(int $length): int { return (24 + $length + 1 + 7) & ~7; }
 
 class StringFactory {
-    public function large(int $total): int {
-        $made = 0;
-        for ($i = 0; $made < $total; $i++) {
-            $s = str_repeat('b', 40000);   // a large ZendMM run
-            $made += 40000;
+    public function large(int $total): array {
+        $bytes = 0;
+        for ($n = 0; $bytes < $total; $n++) {
+            $s = str_repeat('b', 40000);  // a large run of pages
+            $bytes += string_block(40000);
         }
-        return $made;
+        return [$bytes, $n];
     }
 }
 
-function small_strings(int $total): int {
-    $made = 0;
-    for ($i = 0; $made < $total; $i++) {
-        $s = str_repeat('a', 200 + ($i & 7));  // small bins
-        $made += 200 + ($i & 7);
+function small_strings(int $total): array {
+    $bytes = 0;
+    for ($n = 0; $bytes < $total; $n++) {
+        $s = str_repeat('a', 200 + ($n & 7));  // small bins
+        $bytes += string_block(200 + ($n & 7));
     }
-    return $made;
+    return [$bytes, $n];
 }
 
 $kept = [];
 
-function keep_in_global(int $total): int {
+function keep_in_global(int $total): array {
     global $kept;
-    $made = 0;
-    while ($made < $total) {
+    $bytes = 0;
+    for ($n = 0; $bytes < $total; $n++) {
         $kept[] = str_repeat('k', 100000);
-        $made += 100000;
+        $bytes += string_block(100000);
     }
-    return $made;
+    return [$bytes, $n];
 }
 
-$huge = function (int $total): int {
-    $made = 0;
-    while ($made < $total) {
-        $s = str_repeat('h', 3 << 20);  // huge blocks (over 2 MiB)
-        $made += 3 << 20;
+$huge = function (int $total): array {
+    $bytes = 0;
+    for ($n = 0; $bytes < $total; $n++) {
+        $s = str_repeat('h', 3 << 20);  // huge blocks, mapped on their own
+        $bytes += string_block(3 << 20);
     }
-    return $made;
+    return [$bytes, $n];
 };
 
-$mb = (int)($argv[1] ?? 25) << 20;
+$total = (int)($argv[1] ?? 25) << 20;
 $factory = new StringFactory();
-printf("small_strings %d\n", small_strings($mb));
-printf("StringFactory::large %d\n", $factory->large($mb));
-printf("{closure} %d\n", $huge($mb));
-if (($argv[2] ?? '') === 'keep') printf("keep_in_global %d\n", keep_in_global($mb));
+printf("small_strings %d %d\n", ...small_strings($total));
+printf("StringFactory::large %d %d\n", ...$factory->large($total));
+printf("{closure} %d %d\n", ...$huge($total));
+if (($argv[2] ?? '') === 'keep') printf("keep_in_global %d %d\n", ...keep_in_global($total));

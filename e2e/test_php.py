@@ -1,0 +1,155 @@
+"""nmprof run -- php: ZendMM allocations sampled with PHP frames (file and line),
+per-function estimates within statistical bounds, the live view of what a script
+still held at its end, ZendMM off (USE_ZEND_ALLOC=0), and PHP unchanged by it."""
+
+import math
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import JDK17, JDK25, jfr_events, jfr_tool, report_json, run
+
+SCRIPTS = Path(__file__).parent / "php"
+ALLOCATE = SCRIPTS / "allocate.php"
+# The line of each function's allocating statement in allocate.php.
+LINES = {"small_strings": 24, "StringFactory::large": 14, "{closure}": 45, "keep_in_global": 36}
+
+
+@pytest.fixture(scope="session")
+def php():
+    path = shutil.which("php8.2") or shutil.which("php")
+    if not path:
+        pytest.fail("PHP 8.2 is needed (apt install php8.2-cli)")
+    return path
+
+
+def truths(stdout):
+    """{function: (bytes, blocks)} as allocate.php printed them."""
+    out = {}
+    for line in stdout.splitlines():
+        name, size, count = line.split()
+        out[name] = (int(size), int(count))
+    return out
+
+
+def sigma(size, count, interval):
+    p = -math.expm1(-size / interval)
+    return math.sqrt(count * size * size * (1 - p) / p)
+
+
+def record(nmprof, php, tmp_path, *args, interval="256k", env=None, name="php.jfr", check=0):
+    out = tmp_path / name
+    result = run(nmprof, "run", "--nativemem", interval, "-o", out, "--", php, *map(str, args), check=check, env=env,
+                 timeout=300)
+    return out, result
+
+
+def php_frames(stack):
+    return [f for f in stack["frames"] if f["kind"] == "php"]
+
+
+def by_php_function(report, functions):
+    """{function: (estimated bytes, stacks)} of the stacks whose innermost user frame is one of `functions`."""
+    totals = {}
+    for s in report["stacks"]:
+        user = [f for f in php_frames(s) if f["container"] != "[internal function]"]
+        if user and user[0]["function"] in functions:
+            bytes_, stacks = totals.get(user[0]["function"], (0.0, []))
+            totals[user[0]["function"]] = (bytes_ + s["estimated_bytes"], stacks + [s])
+    return totals
+
+
+def test_estimates_per_php_function_within_bounds_with_file_and_line(nmprof, php, tmp_path):
+    out, result = record(nmprof, php, tmp_path, ALLOCATE, 25)
+    truth = truths(result.stdout)
+    report = report_json(nmprof, out, "--top", "1000")
+    assert report["allocators"]["ZendMM"]["estimated_bytes"] > 0.8 * sum(size for size, _ in truth.values())
+    found = by_php_function(report, truth)
+    assert set(found) == set(truth), found.keys()
+    for function, (size, count) in truth.items():
+        estimate, stacks = found[function]
+        bound = 5 * sigma(size / count, count, 256 * 1024)
+        assert abs(estimate - size) <= bound, (function, estimate, size, bound)
+        for s in stacks:
+            frames = php_frames(s)
+            assert frames[0]["function"] == "str_repeat" and frames[0]["container"] == "[internal function]"
+            assert frames[0]["line"] is None
+            assert frames[1]["function"] == function, frames
+            assert frames[1]["container"] == str(ALLOCATE) and frames[1]["line"] == LINES[function], frames
+            assert frames[-1]["function"] == "{main}" and frames[-1]["container"] == str(ALLOCATE)
+            # The native frames of the allocation come first, the PHP frames after them.
+            kinds = [f["kind"] for f in s["frames"]]
+            assert kinds == sorted(kinds, key=lambda k: k == "php"), kinds
+
+
+def test_kept_global_array_is_live_and_churned_strings_are_not(nmprof, php, tmp_path):
+    out, result = record(nmprof, php, tmp_path, ALLOCATE, 20, "keep")
+    truth = truths(result.stdout)
+    live = report_json(nmprof, out, "--live", "--top", "1000")
+    found = by_php_function(live, truth)
+    size, count = truth["keep_in_global"]
+    kept, _ = found["keep_in_global"]
+    assert abs(kept - size) <= 5 * sigma(size / count, count, 256 * 1024), (kept, size)
+    churned = sum(found.get(f, (0, []))[0] for f in ("small_strings", "StringFactory::large", "{closure}"))
+    assert churned < 1 * 2**20, churned
+
+
+def test_required_file_frames_are_named_after_how_the_file_was_entered(nmprof, php, tmp_path):
+    out, _ = record(nmprof, php, tmp_path, SCRIPTS / "include_main.php")
+    report = report_json(nmprof, out, "--top", "1000")
+    stacks = [php_frames(s) for s in report["stacks"] if any(f["function"] == "str_repeat" for f in s["frames"])]
+    assert stacks
+    for frames in stacks:
+        names = [(f["function"], Path(f["container"]).name, f["line"]) for f in frames]
+        assert names == [("str_repeat", "[internal function]", None), ("require", "included.php", 5),
+                         ("{main}", "include_main.php", 2)], names
+
+
+def test_zend_alloc_off_counts_libc_allocations_once_with_php_frames(nmprof, php, tmp_path):
+    env = dict(os.environ, USE_ZEND_ALLOC="0")
+    out, result = record(nmprof, php, tmp_path, ALLOCATE, 10, env=env)
+    truth = truths(result.stdout)
+    report = report_json(nmprof, out, "--top", "1000")
+    assert report["allocators"]["ZendMM"]["samples"] == 0
+    found = by_php_function(report, truth)
+    for function, (size, count) in truth.items():
+        estimate, _ = found[function]
+        assert abs(estimate - size) <= 5 * sigma(size / count, count, 256 * 1024), (function, estimate, size)
+
+
+def test_php_runs_as_without_nmprof(nmprof, php, tmp_path):
+    args = [str(ALLOCATE), "2", "keep"]
+    plain = subprocess.run([php, *args], capture_output=True, text=True, check=True)
+    _, profiled = record(nmprof, php, tmp_path, *args)
+    assert profiled.stdout == plain.stdout
+    assert profiled.stderr.startswith("nmprof: profile written"), profiled.stderr
+    # Differences: the environment nmprof adds (LD_PRELOAD...) is in $_SERVER too.
+    memory = ("$before = memory_get_usage(); $s = str_repeat('x', 100000); $a = range(1, 1000);"
+              "echo memory_get_usage() - $before, ' ', memory_get_usage(true) - $before > 0 ? 'ok' : 'no';")
+    plain = subprocess.run([php, "-r", memory], capture_output=True, text=True, check=True)
+    _, profiled = record(nmprof, php, tmp_path, "-r", memory, name="memory.jfr")
+    assert profiled.stdout == plain.stdout
+
+
+def test_memory_limit_still_enforced(nmprof, php, tmp_path):
+    script = "ini_set('memory_limit', '16M'); $a = []; while (true) $a[] = str_repeat('x', 1 << 20);"
+    plain = subprocess.run([php, "-r", script], capture_output=True, text=True)
+    _, profiled = record(nmprof, php, tmp_path, "-r", script, check=None)
+    assert plain.returncode == profiled.returncode == 255
+    assert "Allowed memory size of 16777216 bytes exhausted" in profiled.stderr
+
+
+@pytest.mark.parametrize("jdk", [JDK17, JDK25], ids=["jdk17", "jdk25"])
+def test_jfr_tools_read_php_recordings(nmprof, php, tmp_path, jdk):
+    out, _ = record(nmprof, php, tmp_path, ALLOCATE, 5)
+    summary = subprocess.run([str(jfr_tool(jdk)), "summary", str(out)], capture_output=True, text=True, check=True)
+    assert "profiler.Malloc" in summary.stdout
+    events = jfr_events(out, "profiler.Malloc", jdk)
+    zend = [e for e in events if e["values"]["allocator"] == "ZendMM"]
+    assert zend and len(zend) < len(events)
+    frames = [f for e in zend for f in e["values"]["stackTrace"]["frames"] if f["type"] == "PHP"]
+    assert any(f["method"]["name"] == "small_strings" and f["lineNumber"] == LINES["small_strings"] and
+               f["method"]["type"]["name"] == str(ALLOCATE) for f in frames)
