@@ -86,7 +86,8 @@ void find_php_engine(Agent* agent) {
 
 void install_php_heap_hooks() {
   if (!g_agent->zend_heap_pending.load(std::memory_order_acquire)) return;
-  if (php::install_zend_heap_hooks(g_agent->zend)) g_agent->zend_heap_pending.store(false, std::memory_order_release);
+  if (php::install_zend_heap_hooks(g_agent->zend) != php::HeapHooks::NotYet)
+    g_agent->zend_heap_pending.store(false, std::memory_order_release);
 }
 
 bool flush_for_signal() { return g_agent->recorder.flush_from_signal(); }
@@ -216,6 +217,7 @@ void stop_agent() {
   AgentGuard guard;
   // Restored slots cost nothing; a thread still inside a hook finishes normally.
   if (g_agent) g_agent->patcher.restore_all();
+  php::remove_zend_heap_hooks();
 }
 
 Recorder* agent_recorder() { return g_agent ? &g_agent->recorder : nullptr; }

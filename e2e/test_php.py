@@ -5,7 +5,11 @@ still held at its end, ZendMM off (USE_ZEND_ALLOC=0), and PHP unchanged by it.""
 import math
 import os
 import shutil
+import signal
+import socket
 import subprocess
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -153,3 +157,33 @@ def test_jfr_tools_read_php_recordings(nmprof, php, tmp_path, jdk):
     frames = [f for e in zend for f in e["values"]["stackTrace"]["frames"] if f["type"] == "PHP"]
     assert any(f["method"]["name"] == "small_strings" and f["lineNumber"] == LINES["small_strings"] and
                f["method"]["type"]["name"] == str(ALLOCATE) for f in frames)
+
+
+def test_builtin_server_keeps_its_heap_and_is_profiled_natively(nmprof, php, tmp_path):
+    """php -S serves many requests: an engine with custom heap handlers would not reset
+    its heap between them, so the agent leaves ZendMM alone there and says so."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = tmp_path / "server.jfr"
+    server = subprocess.Popen([str(nmprof), "run", "-o", str(out), "--", php, "-S", f"127.0.0.1:{port}", "-t",
+                               str(SCRIPTS)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True)
+    try:
+        for _ in range(100):
+            try:
+                body = urllib.request.urlopen(f"http://127.0.0.1:{port}/include_main.php", timeout=5).read()
+                break
+            except OSError:
+                time.sleep(0.1)
+        assert body == b"200\n"
+        server.send_signal(signal.SIGTERM)
+        _, stderr = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.communicate()
+    assert "PHP SAPI cli-server: ZendMM allocations are sampled in the CLI only" in stderr, stderr
+    report = report_json(nmprof, out)
+    assert report["allocated"]["samples"] > 0
+    assert report["allocators"]["ZendMM"]["samples"] == 0

@@ -28,6 +28,9 @@ struct ZendEngine {
   // The libc-backed handlers of USE_ZEND_ALLOC=0 (ZendMM off): those allocations
   // are malloc's, counted by the libc hooks already.
   ZendMalloc libc_malloc;
+  // The SAPI module (its first member is its name: "cli", "cli-server", "fpm-fcgi").
+  const char* const* sapi_module;
+  const char* sapi_name() const { return sapi_module ? *sapi_module : nullptr; }
   // NTS builds only (ZTS builds keep it in thread-local storage): null otherwise.
   void* executor_globals;
   ZendVersion version;

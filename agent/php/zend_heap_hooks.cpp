@@ -1,6 +1,9 @@
 #include "agent/php/zend_heap_hooks.h"
 
+#include <cstring>
+
 #include "agent/allocation_hooks.h"
+#include "agent/log.h"
 
 namespace nmprof::php {
 namespace {
@@ -44,19 +47,25 @@ void* heap_realloc(void* old, size_t size) {
 
 }  // namespace
 
-bool install_zend_heap_hooks(const ZendEngine& engine) {
-  if (g_installed) return true;
+HeapHooks install_zend_heap_hooks(const ZendEngine& engine) {
+  if (g_installed) return HeapHooks::Installed;
   ZendMmHeap* heap = engine.get_heap();
-  if (!heap) return false;
+  if (!heap) return HeapHooks::NotYet;
+  const char* sapi = engine.sapi_name();
+  if (!sapi || strcmp(sapi, "cli") != 0) {
+    log_line("PHP SAPI %s: ZendMM allocations are sampled in the CLI only; profiling native allocations",
+             sapi ? sapi : "unknown");
+    return HeapHooks::NotHere;
+  }
   ZendMalloc previous_malloc = nullptr;
   ZendFree previous_free = nullptr;
   ZendRealloc previous_realloc = nullptr;
   engine.get_custom_handlers(heap, &previous_malloc, &previous_free, &previous_realloc);
-  if (previous_malloc && previous_malloc == engine.libc_malloc) return true;  // USE_ZEND_ALLOC=0
+  if (previous_malloc && previous_malloc == engine.libc_malloc) return HeapHooks::NotHere;  // USE_ZEND_ALLOC=0
   g_to = {heap, engine, previous_malloc, previous_free, previous_realloc};
   engine.set_custom_handlers(heap, heap_malloc, heap_free, heap_realloc);
   g_installed = true;
-  return true;
+  return HeapHooks::Installed;
 }
 
 void remove_zend_heap_hooks() {

@@ -11,10 +11,13 @@
 
 namespace nmprof::php {
 
-// Installs the handlers on the engine's current heap unless they are installed or
-// the heap is not there yet (false then: try again later). ZendMM off
-// (USE_ZEND_ALLOC=0) counts as done: its allocations are malloc's.
-bool install_zend_heap_hooks(const ZendEngine& engine);
+enum class HeapHooks { Installed, NotYet, NotHere };
+// Installs the handlers on the engine's current heap, unless the heap is not there
+// yet (NotYet: try again later) or must be left alone (NotHere, after one log
+// line): ZendMM off (USE_ZEND_ALLOC=0: its allocations are malloc's), or a SAPI
+// that serves several requests (an engine with custom handlers does not reset its
+// heap between requests).
+HeapHooks install_zend_heap_hooks(const ZendEngine& engine);
 // Gives the heap the handlers it had before (none: ZendMM's own allocator).
 void remove_zend_heap_hooks();
 
