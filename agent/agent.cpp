@@ -59,13 +59,14 @@ void record_sample(ThreadState& t, const unwind::Registers& caller, void* p, siz
   CallStack stack{scratch->frames(), scratch->depth()};
   NativeWalkEnd end = g_agent->capture.capture(t, caller, stack, scratch->walk_pcs());
   if (JavaStacks* java = g_agent->java.load(std::memory_order_acquire)) java->append(t, end, stack, *scratch);
-  if (php::PhpStacks* php = g_agent->php.load(std::memory_order_acquire)) php->append(stack);
+  if (php::PhpStacks* php = g_agent->php.load(std::memory_order_acquire)) php->append(t, stack);
   g_agent->recorder.record_allocation(t, stack, reinterpret_cast<uintptr_t>(p), size, Sampler::weight(size),
                                       allocator);
 }
 
 // Preloaded into PHP: ZendMM's heap is made during the engine's startup, after the
 // agent started; its handlers are installed at the first checkpoint that finds it.
+// The agent starts on the main thread, the one an NTS CLI engine runs on.
 void find_php_engine(Agent* agent) {
   if (!php::ZendEngine::find(&agent->zend)) return;
   const char* version = php::version_name(agent->zend.version);
@@ -76,7 +77,7 @@ void find_php_engine(Agent* agent) {
   if (agent->zend.version != php::ZendVersion::Php82 || !agent->zend.executor_globals) {
     log_line("PHP %s%s: sampling ZendMM allocations without PHP frames (engine layout unknown)", version,
              agent->zend.executor_globals ? "" : " (ZTS)");
-  } else if (php::PhpStacks* stacks = php::PhpStacks::create(agent->zend.executor_globals)) {
+  } else if (php::PhpStacks* stacks = php::PhpStacks::create(agent->zend.executor_globals, t_state.id())) {
     agent->php.store(stacks, std::memory_order_release);
   } else {
     log_line("PHP %s: the executor's code was not found; sampling ZendMM allocations without PHP frames", version);
@@ -166,7 +167,7 @@ void on_tracked_free(void* p) {
   // What the engine frees in its request cleanup, the PHP script still held when
   // it ended: the live view shows it (ZendMM on or off).
   php::PhpStacks* php = g_agent->php.load(std::memory_order_acquire);
-  bool recorded = !(php && php->in_request_cleanup());
+  bool recorded = !(php && php->in_request_cleanup(t_state));
   g_agent->recorder.record_free(t_state, reinterpret_cast<uintptr_t>(p), recorded);
 }
 

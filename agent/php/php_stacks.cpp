@@ -41,7 +41,7 @@ FileEntry file_entry(uintptr_t caller) {
 
 }  // namespace
 
-PhpStacks* PhpStacks::create(void* executor_globals) {
+PhpStacks* PhpStacks::create(void* executor_globals, int engine_thread) {
   void* executor = dlsym(RTLD_DEFAULT, "execute_ex");
   Dl_info info;
   void* entry = nullptr;
@@ -49,7 +49,8 @@ PhpStacks* PhpStacks::create(void* executor_globals) {
   auto* symbol = static_cast<const ElfW(Sym)*>(entry);
   if (symbol->st_size == 0) return nullptr;
   auto begin = reinterpret_cast<uintptr_t>(executor);
-  return new (std::nothrow) PhpStacks(reinterpret_cast<uintptr_t>(executor_globals), begin, begin + symbol->st_size);
+  return new (std::nothrow)
+      PhpStacks(reinterpret_cast<uintptr_t>(executor_globals), begin, begin + symbol->st_size, engine_thread);
 }
 
 size_t PhpStacks::executor_frame(const CallStack& stack) const {
@@ -58,7 +59,8 @@ size_t PhpStacks::executor_frame(const CallStack& stack) const {
   return stack.depth;
 }
 
-void PhpStacks::append(CallStack& stack) {
+void PhpStacks::append(ThreadState& t, CallStack& stack) {
+  if (t.id() != engine_thread_) return;
   uintptr_t frame = load_pointer(executor_globals_, L::kCurrentExecuteData);
   if (!frame) return;  // not running PHP code: compiling, starting or shutting down
   ran_.store(true, std::memory_order_relaxed);

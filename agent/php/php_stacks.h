@@ -11,6 +11,7 @@
 #include "agent/call_stack.h"
 #include "agent/php/engine_memory.h"
 #include "agent/php/zend_layout.h"
+#include "agent/thread_state.h"
 
 namespace nmprof::php {
 
@@ -23,16 +24,23 @@ class PhpStacks {
  public:
   // executor_globals of an NTS PHP 8.2 engine; the executor's code (execute_ex) at
   // [executor_begin, executor_end): native frames end there and PHP frames begin.
-  PhpStacks(uintptr_t executor_globals, uintptr_t executor_begin, uintptr_t executor_end)
-      : executor_globals_(executor_globals), executor_begin_(executor_begin), executor_end_(executor_end) {}
+  // An NTS engine runs PHP code on one thread, `engine_thread`: the frames are
+  // read there only (another thread would see them change under it).
+  PhpStacks(uintptr_t executor_globals, uintptr_t executor_begin, uintptr_t executor_end, int engine_thread)
+      : executor_globals_(executor_globals),
+        executor_begin_(executor_begin),
+        executor_end_(executor_end),
+        engine_thread_(engine_thread) {}
 
-  // False when the executor's code cannot be found (then there are no PHP frames).
-  static PhpStacks* create(void* executor_globals);
+  // Null when the executor's code cannot be found (then there are no PHP frames).
+  static PhpStacks* create(void* executor_globals, int engine_thread);
 
-  void append(CallStack& stack);
-  // No PHP code runs, after some ran: the engine is ending the request.
-  bool in_request_cleanup() const {
-    return ran_.load(std::memory_order_relaxed) && !load_pointer(executor_globals_, layout82::kCurrentExecuteData);
+  void append(ThreadState& t, CallStack& stack);
+  // No PHP code runs on the engine's thread, after some ran: the engine is ending
+  // the request.
+  bool in_request_cleanup(ThreadState& t) const {
+    return t.id() == engine_thread_ && ran_.load(std::memory_order_relaxed) &&
+           !load_pointer(executor_globals_, layout82::kCurrentExecuteData);
   }
 
  private:
@@ -41,6 +49,7 @@ class PhpStacks {
   uintptr_t executor_globals_;
   uintptr_t executor_begin_;
   uintptr_t executor_end_;
+  int engine_thread_;
   std::atomic<bool> ran_{false};  // a sample has seen PHP code running
 };
 
