@@ -187,3 +187,17 @@ def test_builtin_server_keeps_its_heap_and_is_profiled_natively(nmprof, php, tmp
     report = report_json(nmprof, out)
     assert report["allocated"]["samples"] > 0
     assert report["allocators"]["ZendMM"]["samples"] == 0
+
+
+def test_custom_handlers_installed_before_nmprof_keep_seeing_their_calls(nmprof, php, programs, tmp_path):
+    neighbour = programs.shared("zend_neighbour.c")
+    env = dict(os.environ, LD_PRELOAD=str(neighbour))
+    args = [php, str(ALLOCATE), "5"]
+    plain = subprocess.run(args, env=env, capture_output=True, text=True, check=True)
+    out, profiled = record(nmprof, php, tmp_path, *args[1:], env=env)
+    seen = [int(r.stderr.split("neighbour saw ")[1].split()[0]) for r in (plain, profiled)]
+    assert seen[0] > 10000, plain.stderr
+    # The environment nmprof adds ($_SERVER) costs the script a few more calls.
+    assert abs(seen[1] - seen[0]) < seen[0] / 100, seen
+    report = report_json(nmprof, out)
+    assert report["allocators"]["ZendMM"]["samples"] > 0
