@@ -146,6 +146,17 @@ def test_memory_limit_still_enforced(nmprof, php, tmp_path):
     assert "Allowed memory size of 16777216 bytes exhausted" in profiled.stderr
 
 
+def test_heap_collects_its_free_pages_to_stay_under_memory_limit(nmprof, php, tmp_path):
+    """Small strings freed leave their pages in the heap; a large string then fits in
+    memory_limit only after the heap gave those pages back (zend_mm_gc)."""
+    script = ("ini_set('memory_limit', '16M'); $a = []; for ($i = 0; $i < 40000; $i++) $a[] = str_repeat('s', 250);"
+              "unset($a); echo strlen(str_repeat('b', 5 << 20));")
+    plain = subprocess.run([php, "-r", script], capture_output=True, text=True)
+    _, profiled = record(nmprof, php, tmp_path, "-r", script, check=None)
+    assert plain.returncode == profiled.returncode == 0, profiled.stderr
+    assert profiled.stdout == plain.stdout == "5242880"
+
+
 @pytest.mark.parametrize("jdk", [JDK17, JDK25], ids=["jdk17", "jdk25"])
 def test_jfr_tools_read_php_recordings(nmprof, php, tmp_path, jdk):
     out, _ = record(nmprof, php, tmp_path, ALLOCATE, 5)

@@ -23,8 +23,24 @@ struct Forwarding {
 Forwarding g_to;
 bool g_installed = false;
 
+// With custom handlers set, zend_mm_gc() does nothing, and the allocator calls it
+// to stay under memory_limit. The flag that says so (use_custom_heap, an int, the
+// heap's first member since PHP 7.0) is cleared while the allocator runs, so it
+// collects as it does without nmprof. The memory_limit error leaves the allocator
+// by a longjmp with the flag cleared: the engine then ends on its own allocator.
+template <typename Call>
+void* allocate_directly(Call call) {
+  int* use_custom_heap = reinterpret_cast<int*>(g_to.heap);
+  int custom = *use_custom_heap;
+  *use_custom_heap = 0;
+  void* p = call();
+  *use_custom_heap = custom;
+  return p;
+}
+
 void* heap_malloc(size_t size) {
-  void* p = g_to.previous_malloc ? g_to.previous_malloc(size) : g_to.engine.heap_alloc(g_to.heap, size);
+  void* p = g_to.previous_malloc ? g_to.previous_malloc(size)
+                                 : allocate_directly([&] { return g_to.engine.heap_alloc(g_to.heap, size); });
   return count_allocation(p, size, schema::kZendMM);
 }
 
@@ -39,7 +55,9 @@ void heap_free(void* p) {
 
 void* heap_realloc(void* old, size_t size) {
   auto call = [&] {
-    return g_to.previous_realloc ? g_to.previous_realloc(old, size) : g_to.engine.heap_realloc(g_to.heap, old, size);
+    return g_to.previous_realloc
+               ? g_to.previous_realloc(old, size)
+               : allocate_directly([&] { return g_to.engine.heap_realloc(g_to.heap, old, size); });
   };
   if (__builtin_expect(LiveHeap::maybe_tracked(old), 0)) return realloc_tracked(old, size, call, schema::kZendMM);
   return count_allocation(call(), size, schema::kZendMM);
