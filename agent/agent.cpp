@@ -17,8 +17,7 @@
 #include "agent/modules.h"
 #include "agent/native_frames.h"
 #include "agent/php/php_frames.h"
-#include "agent/php/php_stacks.h"
-#include "agent/php/zend_engine.h"
+#include "agent/php/php_runtime.h"
 #include "agent/php/zend_heap_hooks.h"
 #include "agent/recorder.h"
 #include "agent/sampler.h"
@@ -43,10 +42,7 @@ struct Agent {
   SpinLock library_change_lock;
   std::atomic<bool> recording{false};
   std::atomic<JavaStacks*> java{nullptr};
-  // In PHP: the engine, and whether its heap still waits for the agent's handlers.
-  php::ZendEngine zend;
-  std::atomic<bool> zend_heap_pending{false};
-  std::atomic<php::PhpStacks*> php{nullptr};
+  php::PhpRuntime php;
   AgentMode mode;
 };
 
@@ -59,37 +55,11 @@ void record_sample(ThreadState& t, const unwind::Registers& caller, void* p, siz
   CallStack stack{scratch->frames(), scratch->depth()};
   NativeWalkEnd end = g_agent->capture.capture(t, caller, stack, scratch->walk_pcs());
   if (JavaStacks* java = g_agent->java.load(std::memory_order_acquire)) java->append(t, end, stack, *scratch);
-  if (php::PhpStacks* php = g_agent->php.load(std::memory_order_acquire)) php->append(t, stack);
+  if (php::PhpStacks* php = g_agent->php.stacks()) php->append(t, stack);
   g_agent->recorder.record_allocation(t, stack, reinterpret_cast<uintptr_t>(p), size, Sampler::weight(size),
                                       allocator);
 }
 
-// Preloaded into PHP: ZendMM's heap is made during the engine's startup, after the
-// agent started; its handlers are installed at the first checkpoint that finds it.
-// The agent starts on the main thread, the one an NTS CLI engine runs on.
-void find_php_engine(Agent* agent) {
-  if (!php::ZendEngine::find(&agent->zend)) return;
-  const char* version = php::version_name(agent->zend.version);
-  if (!agent->zend.heap_hookable) {
-    log_line("PHP %s: this engine's heap cannot be hooked; profiling native allocations only", version);
-    return;
-  }
-  if (agent->zend.version != php::ZendVersion::Php82 || !agent->zend.executor_globals) {
-    log_line("PHP %s%s: sampling ZendMM allocations without PHP frames (engine layout unknown)", version,
-             agent->zend.executor_globals ? "" : " (ZTS)");
-  } else if (php::PhpStacks* stacks = php::PhpStacks::create(agent->zend.executor_globals, t_state.id())) {
-    agent->php.store(stacks, std::memory_order_release);
-  } else {
-    log_line("PHP %s: the executor's code was not found; sampling ZendMM allocations without PHP frames", version);
-  }
-  agent->zend_heap_pending.store(true, std::memory_order_release);
-}
-
-void install_php_heap_hooks() {
-  if (!g_agent->zend_heap_pending.load(std::memory_order_acquire)) return;
-  if (php::install_zend_heap_hooks(g_agent->zend) != php::HeapHooks::NotYet)
-    g_agent->zend_heap_pending.store(false, std::memory_order_release);
-}
 
 bool flush_for_signal() { return g_agent->recorder.flush_from_signal(); }
 
@@ -166,7 +136,7 @@ void on_tracked_free(void* p) {
   AgentGuard guard;
   // What the engine frees in its request cleanup, the PHP script still held when
   // it ended: the live view shows it (ZendMM on or off).
-  php::PhpStacks* php = g_agent->php.load(std::memory_order_acquire);
+  php::PhpStacks* php = g_agent->php.stacks();
   bool recorded = !(php && php->in_request_cleanup(t_state));
   g_agent->recorder.record_free(t_state, reinterpret_cast<uintptr_t>(p), recorded);
 }
@@ -177,13 +147,13 @@ void on_libraries_changed(bool deepbind) {
   g_agent->library_change_lock.lock(static_cast<int>(gettid()));
   if (g_agent->modules.refresh()) g_agent->patcher.patch_all(deepbind);
   g_agent->library_change_lock.unlock();
-  install_php_heap_hooks();
+  g_agent->php.checkpoint();
 }
 
 void on_runtime_checkpoint() {
-  if (!g_agent || !g_agent->zend_heap_pending.load(std::memory_order_relaxed)) return;
+  if (!g_agent || !g_agent->php.waiting_for_heap()) return;
   AgentGuard guard;
-  install_php_heap_hooks();
+  g_agent->php.checkpoint();
 }
 
 void on_process_image_ending() {
@@ -209,7 +179,7 @@ bool start_agent(const AgentOptions& options, AgentMode mode) {
                         options.live ? options.max_tracked : 0, mode == AgentMode::JvmAttach);
   agent->recording.store(true, std::memory_order_release);
   agent->patcher.patch_all();
-  if (mode == AgentMode::Preload) find_php_engine(agent);
+  if (mode == AgentMode::Preload) agent->php.find(t_state.id());
   return true;
 }
 
