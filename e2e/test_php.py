@@ -89,6 +89,20 @@ def test_estimates_per_php_function_within_bounds_with_file_and_line(nmprof, php
             assert kinds == sorted(kinds, key=lambda k: k == "php"), kinds
 
 
+@pytest.mark.parametrize("opcache", [["-d", "opcache.enable_cli=1"],
+                                     ["-d", "opcache.enable_cli=1", "-d", "opcache.jit_buffer_size=32M",
+                                      "-d", "opcache.jit=tracing"]], ids=["opcache", "opcache-jit"])
+def test_opcache_and_its_jit_keep_php_frames_and_estimates(nmprof, php, tmp_path, opcache):
+    out, result = record(nmprof, php, tmp_path, *opcache, ALLOCATE, 20)
+    size, count = truths(result.stdout)["small_strings"]
+    report = report_json(nmprof, out, "--top", "1000")
+    estimate, stacks = by_php_function(report, ["small_strings"])["small_strings"]
+    assert abs(estimate - size) <= 5 * sigma(size / count, count, 256 * 1024), (estimate, size)
+    for s in stacks:
+        names = [(f["function"], f["line"]) for f in php_frames(s)]
+        assert names[:2] == [("str_repeat", None), ("small_strings", LINES["small_strings"])], names
+
+
 def test_kept_global_array_is_live_and_churned_strings_are_not(nmprof, php, tmp_path):
     out, result = record(nmprof, php, tmp_path, ALLOCATE, 20, "keep")
     truth = truths(result.stdout)
