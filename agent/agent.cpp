@@ -175,11 +175,13 @@ bool start_agent(const AgentOptions& options, AgentMode mode) {
     agent->patcher.set_enabled(static_cast<HookId>(id), id != kFree || options.live);
   // Attached, the file exists at once: the CLI holds it open, so that what the JVM
   // recorded can be collected even if it exits (in a container, with its /tmp).
-  agent->recorder.start(agent->options.file, settings_of(agent->options, mode),
-                        options.live ? options.max_tracked : 0, mode == AgentMode::JvmAttach);
+  if (mode == AgentMode::Preload) agent->php.find(t_state.id());
+  Settings settings = settings_of(agent->options, mode);
+  if (const char* version = agent->php.version()) settings.push_back({"runtime", std::string("PHP ") + version});
+  agent->recorder.start(agent->options.file, settings, options.live ? options.max_tracked : 0,
+                        mode == AgentMode::JvmAttach);
   agent->recording.store(true, std::memory_order_release);
   agent->patcher.patch_all();
-  if (mode == AgentMode::Preload) agent->php.find(t_state.id());
   return true;
 }
 

@@ -70,6 +70,7 @@ def test_estimates_per_php_function_within_bounds_with_file_and_line(nmprof, php
     out, result = record(nmprof, php, tmp_path, ALLOCATE, 25)
     truth = truths(result.stdout)
     report = report_json(nmprof, out, "--top", "1000")
+    assert report["processes"][0]["settings"]["runtime"] == "PHP 8.2"
     assert report["allocators"]["ZendMM"]["estimated_bytes"] > 0.8 * sum(size for size, _ in truth.values())
     found = by_php_function(report, truth)
     assert set(found) == set(truth), found.keys()

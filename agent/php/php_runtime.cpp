@@ -7,6 +7,7 @@ namespace nmprof::php {
 
 void PhpRuntime::find(int engine_thread) {
   if (!ZendEngine::find(&zend_)) return;
+  found_ = true;
   const char* version = version_name(zend_.version);
   if (!zend_.heap_hookable) {
     log_line("PHP %s: this engine's heap cannot be hooked; profiling native allocations only", version);

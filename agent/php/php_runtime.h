@@ -20,11 +20,14 @@ class PhpRuntime {
   // loads its extensions after that): installs the heap handlers once.
   void checkpoint();
   bool waiting_for_heap() const { return heap_pending_.load(std::memory_order_relaxed); }
+  // The engine's version ("8.2", "unknown"), null when this process runs no PHP.
+  const char* version() const { return found_ ? version_name(zend_.version) : nullptr; }
   // Null when PHP frames cannot be read.
   PhpStacks* stacks() const { return stacks_.load(std::memory_order_acquire); }
 
  private:
   ZendEngine zend_{};
+  bool found_ = false;
   std::atomic<bool> heap_pending_{false};
   std::atomic<PhpStacks*> stacks_{nullptr};
 };

@@ -80,6 +80,7 @@ void write_header(const Report& r, std::ostream& out) {
     if (!proc.host_name.empty()) about += " on " + proc.host_name;
     if (!proc.agent_version.empty()) about += ", nmprof " + proc.agent_version;
     write_line(out, "Process", about);
+    if (const std::string* runtime = proc.setting("runtime")) write_line(out, "Runtime", *runtime);
   }
   write_line(out, "Duration", format_duration(r.end_nanos - r.start_nanos));
   if (r.sampling_interval)
