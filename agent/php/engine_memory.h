@@ -6,12 +6,11 @@
 
 #include <cstdint>
 #include <cstring>
-#include <string>
 
 namespace nmprof::php {
 
-inline bool plausible(uintptr_t p, uintptr_t alignment = 8) {
-  return p >= 4096 && p < (uintptr_t{1} << 47) && (p & (alignment - 1)) == 0;
+inline bool plausible(uintptr_t p) {
+  return p >= 4096 && p < (uintptr_t{1} << 47) && (p & 7) == 0;
 }
 
 template <typename T>
