@@ -8,6 +8,9 @@
 #include <cstring>
 #include <new>
 
+#include "agent/agent_memory.h"
+#include "agent/cancellation_off.h"
+#include "agent/fatal_signals.h"
 #include "agent/got_patcher.h"
 #include "agent/hook_events.h"
 #include "agent/hook_table.h"
@@ -23,6 +26,7 @@
 #include "agent/sampler.h"
 #include "agent/stack_capture.h"
 #include "agent/termination_signals.h"
+#include "agent/thread_context.h"
 #include "agent/thread_scratch.h"
 #include "agent/thread_state.h"
 
@@ -60,16 +64,39 @@ void record_sample(ThreadState& t, const unwind::Registers& caller, void* p, siz
                                       allocator);
 }
 
+bool flush_for_signal() {
+  CancellationOff no_cancel;
+  return g_agent->recorder.flush_from_signal();
+}
 
-bool flush_for_signal() { return g_agent->recorder.flush_from_signal(); }
+// quick_exit() runs neither exit handlers nor destructors: only these.
+void flush_at_quick_exit() { on_process_image_ending(); }
 
-void before_fork() { g_agent->recorder.before_fork(); }
-void after_fork_in_parent() { g_agent->recorder.after_fork_in_parent(); }
+// The arena's lock is taken last: the recorder's lock holder may be allocating.
+void before_fork() {
+  g_agent->recorder.before_fork();
+  agent_memory::before_fork();
+}
+void after_fork_in_parent() {
+  agent_memory::after_fork();
+  g_agent->recorder.after_fork_in_parent();
+}
 void after_fork_in_child() {
+  agent_memory::after_fork();
   AgentGuard guard;
+  CancellationOff no_cancel;
+  // Locks and work in progress of threads that did not come along.
   g_agent->patcher.reset_lock();
   g_agent->library_change_lock.unlock();
+  g_agent->modules.after_fork_in_child();
+  reset_context_lock_after_fork();
   g_agent->recorder.after_fork_in_child();
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& name : names) text += (text.empty() ? "" : ",") + name;
+  return text;
 }
 
 Settings settings_of(const AgentOptions& o, AgentMode mode) {
@@ -79,7 +106,8 @@ Settings settings_of(const AgentOptions& o, AgentMode mode) {
           {"live", o.live ? "true" : "false"},
           {"maxtracked", std::to_string(o.max_tracked)},
           {"file", o.file},
-          {"mode", mode_name}};
+          {"mode", mode_name},
+          {"attributes", joined(o.context_attributes)}};
 }
 
 // The parts that live as long as the process, made once.
@@ -98,7 +126,12 @@ bool create_agent(AgentMode mode) {
   agent->modules.refresh();
   g_agent = agent;
   pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
-  if (mode == AgentMode::Preload) install_termination_handlers(flush_for_signal);
+  at_quick_exit(flush_at_quick_exit);
+  if (mode == AgentMode::Preload) {
+    install_termination_handlers(flush_for_signal);
+    // A JVM handles SIGSEGV itself (and writes its own crash report).
+    if (!agent->modules.has_jvm()) install_fatal_handlers(flush_for_signal);
+  }
   return true;
 }
 
@@ -113,6 +146,7 @@ void* on_sampled_allocation(void* p, size_t size, jfr::schema::AllocatorKey allo
     auto* frame = static_cast<uintptr_t*>(__builtin_frame_address(0));
     unwind::Registers caller{frame[1], reinterpret_cast<uintptr_t>(frame + 2), frame[0]};
     AgentGuard guard;
+    CancellationOff no_cancel;
     record_sample(t, caller, p, size, allocator);
   }
   Sampler::restart(t);
@@ -128,12 +162,14 @@ bool take_tracked_block(void* p, TakenBlock* out) {
 
 void settle_taken_block(const TakenBlock& taken, bool freed) {
   AgentGuard guard;
+  CancellationOff no_cancel;
   g_agent->recorder.settle_block(t_state, taken.block, taken.taken_at, freed);
 }
 
 void on_tracked_free(void* p) {
   if (!g_agent) return;
   AgentGuard guard;
+  CancellationOff no_cancel;
   // What the engine frees in its request cleanup, the PHP script still held when
   // it ended: the live view shows it (ZendMM on or off).
   php::PhpStacks* php = g_agent->php.stacks();
@@ -144,8 +180,12 @@ void on_tracked_free(void* p) {
 void on_libraries_changed(bool deepbind) {
   if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed)) return;
   AgentGuard guard;
+  CancellationOff no_cancel;
   g_agent->library_change_lock.lock(static_cast<int>(gettid()));
-  if (g_agent->modules.refresh()) g_agent->patcher.patch_all(deepbind);
+  if (g_agent->modules.refresh()) {
+    g_agent->patcher.patch_all(deepbind);
+    if (g_agent->modules.has_jvm()) remove_fatal_handlers();
+  }
   g_agent->library_change_lock.unlock();
   g_agent->php.checkpoint();
 }
@@ -160,11 +200,13 @@ void on_process_image_ending() {
   if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed)) return;
   // After vfork() the child shares our memory until it execs: leave it alone.
   AgentGuard guard;
+  CancellationOff no_cancel;
   if (getpid() == g_agent->recorder.pid()) g_agent->recorder.flush();
 }
 
 bool start_agent(const AgentOptions& options, AgentMode mode) {
   AgentGuard guard;
+  CancellationOff no_cancel;
   if (!g_agent && !create_agent(mode)) return false;
   if (g_agent->recording.load(std::memory_order_acquire)) return true;
   Agent* agent = g_agent;
@@ -175,11 +217,12 @@ bool start_agent(const AgentOptions& options, AgentMode mode) {
     agent->patcher.set_enabled(static_cast<HookId>(id), id != kFree || options.live);
   // Attached, the file exists at once: the CLI holds it open, so that what the JVM
   // recorded can be collected even if it exits (in a container, with its /tmp).
+  declare_context_attributes(options.context_attributes);
   if (mode == AgentMode::Preload) agent->php.find(t_state.id());
   Settings settings = settings_of(agent->options, mode);
   if (const char* version = agent->php.version()) settings.push_back({"runtime", std::string("PHP ") + version});
   agent->recorder.start(agent->options.file, settings, options.live ? options.max_tracked : 0,
-                        mode == AgentMode::JvmAttach);
+                        mode == AgentMode::JvmAttach, options.tags, options.context_attributes);
   agent->recording.store(true, std::memory_order_release);
   agent->patcher.patch_all();
   return true;
@@ -210,6 +253,7 @@ void* on_symbol_lookup(const char* name, void* found) {
 void finish_agent() {
   if (!g_agent || !g_agent->recording.exchange(false)) return;
   AgentGuard guard;
+  CancellationOff no_cancel;
   g_agent->recorder.finish();
 }
 

@@ -14,8 +14,9 @@ struct CallFrame {
   int32_t bci;     // Java: bytecode index (for the line number); native: 0
   uint8_t type;    // jfr::schema::FrameTypeKey (a Java native method is kNative too)
   bool java;       // id is a jmethodID, resolved later through JVMTI
+  uint16_t load = 0;  // native: Module::load of the code at id (unloaded libraries' addresses are reused)
   bool operator==(const CallFrame& o) const {
-    return id == o.id && bci == o.bci && type == o.type && java == o.java;
+    return id == o.id && bci == o.bci && type == o.type && java == o.java && load == o.load;
   }
 };
 

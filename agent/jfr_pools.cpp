@@ -7,14 +7,29 @@ namespace nmprof {
 using jfr::ConstantPools;
 namespace schema = jfr::schema;
 
-uint32_t JfrPools::symbol(std::string_view text) {
-  auto [it, added] = symbol_ids_.try_emplace(std::string(text), 0);
+uint32_t JfrPools::Texts::intern(std::string_view text) {
+  auto [it, added] = ids_.try_emplace(std::string(text), 0);
   if (added) {
-    symbols_.push_back({&it->first, 0});
-    it->second = static_cast<uint32_t>(symbols_.size());
+    entries_.push_back({&it->first, 0});
+    it->second = static_cast<uint32_t>(entries_.size());
   }
   return it->second;
 }
+
+bool JfrPools::Texts::first_in(uint32_t id, uint32_t generation) {
+  Entry& e = entries_[id - 1];
+  if (e.written_in == generation) return false;
+  e.written_in = generation;
+  return true;
+}
+
+size_t JfrPools::Texts::memory_bytes() const {
+  size_t bytes = entries_.capacity() * sizeof(Entry);
+  for (const auto& e : entries_) bytes += e.text->capacity() + 64;  // text and its hash node
+  return bytes;
+}
+
+uint32_t JfrPools::symbol(std::string_view text) { return symbols_.intern(text); }
 
 uint32_t JfrPools::package(std::string_view name) {
   uint32_t name_id = symbol(name);
@@ -48,12 +63,17 @@ uint32_t JfrPools::method(uint32_t klass, std::string_view name, std::string_vie
 }
 
 void JfrPools::write_symbol(uint32_t id, ConstantPools& out, uint32_t generation, uint64_t key_base) {
-  Symbol& s = symbols_[id - 1];
-  if (s.written_in == generation) return;
-  s.written_in = generation;
+  if (!symbols_.first_in(id, generation)) return;
   auto& entry = out.add_entry(schema::kSymbol);
   entry.put_varint(key_base | id);
-  entry.put_string(*s.text);
+  entry.put_string(symbols_.text(id));
+}
+
+void JfrPools::write_string(uint32_t id, ConstantPools& out, uint32_t generation, uint64_t key_base) {
+  if (!strings_.first_in(id, generation)) return;
+  auto& entry = out.add_entry(schema::kString);
+  entry.put_varint(key_base | id);
+  entry.put_string(strings_.text(id));
 }
 
 void JfrPools::write_class(uint32_t id, ConstantPools& out, uint32_t generation, uint64_t key_base) {
@@ -97,9 +117,8 @@ void JfrPools::write_method(uint32_t id, ConstantPools& out, uint32_t generation
 }
 
 size_t JfrPools::memory_bytes() const {
-  size_t bytes = symbols_.capacity() * sizeof(Symbol) + packages_.capacity() * sizeof(Package) +
+  size_t bytes = symbols_.memory_bytes() + strings_.memory_bytes() + packages_.capacity() * sizeof(Package) +
                  classes_.capacity() * sizeof(Class) + methods_.capacity() * sizeof(Method);
-  for (const auto& s : symbols_) bytes += s.text->capacity() + 64;  // text and its hash node
   return bytes + (class_ids_.size() + package_ids_.size() + method_ids_.size()) * 40;
 }
 

@@ -1,7 +1,8 @@
 // The recording's symbols, classes and methods: deduplicated, numbered, and written
 // into the file's constant pools once per output file ("generation"). Native
 // functions are methods of a class named after their library; Java methods (later)
-// are methods of their Java class.
+// are methods of their Java class. Context attribute values go to the
+// java.lang.String pool.
 #pragma once
 
 #include <cstdint>
@@ -22,17 +23,33 @@ class JfrPools {
   // package 0 = none.
   uint32_t klass(std::string_view name, uint32_t package = 0, int modifiers = 0);
   uint32_t method(uint32_t klass, std::string_view name, std::string_view descriptor, int modifiers);
+  // A value of the java.lang.String pool.
+  uint32_t string(std::string_view text) { return strings_.intern(text); }
 
   // Adds the pool entries of `method` and everything it refers to that the current
   // output file does not hold yet. Keys are `key_base | id`.
   void write_method(uint32_t method, jfr::ConstantPools& out, uint32_t generation, uint64_t key_base);
+  void write_string(uint32_t string, jfr::ConstantPools& out, uint32_t generation, uint64_t key_base);
 
   size_t memory_bytes() const;
 
  private:
-  struct Symbol {
-    const std::string* text;  // the key in symbol_ids_ (node keys never move)
-    uint32_t written_in;
+  // Deduplicated texts numbered from 1, each remembering the output file it is in.
+  class Texts {
+   public:
+    uint32_t intern(std::string_view text);
+    // False when `id` is in the file of `generation` already; otherwise marks it so.
+    bool first_in(uint32_t id, uint32_t generation);
+    const std::string& text(uint32_t id) const { return *entries_[id - 1].text; }
+    size_t memory_bytes() const;
+
+   private:
+    struct Entry {
+      const std::string* text;  // the key in ids_ (node keys never move)
+      uint32_t written_in;
+    };
+    std::vector<Entry> entries_;
+    std::unordered_map<std::string, uint32_t> ids_;
   };
   struct Package {
     uint32_t name;
@@ -55,8 +72,8 @@ class JfrPools {
   void write_symbol(uint32_t id, jfr::ConstantPools& out, uint32_t generation, uint64_t key_base);
   void write_class(uint32_t id, jfr::ConstantPools& out, uint32_t generation, uint64_t key_base);
 
-  std::vector<Symbol> symbols_;
-  std::unordered_map<std::string, uint32_t> symbol_ids_;
+  Texts symbols_;
+  Texts strings_;
   std::vector<Package> packages_;
   std::unordered_map<uint32_t, uint32_t> package_ids_;  // name symbol -> package id
   std::vector<Class> classes_;

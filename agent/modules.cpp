@@ -3,10 +3,12 @@
 #include <link.h>
 #include <sched.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <new>
 #include <vector>
 
 namespace nmprof {
@@ -23,24 +25,54 @@ std::string basename_of(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-struct Scan {
+bool same_file(const Module& m, const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && st.st_dev == m.device && st.st_ino == m.inode;
+}
+
+}  // namespace
+
+struct ModuleScan {
+  ModuleMap* map;
   const std::vector<const Module*>* known;
   std::vector<const Module*> found;
   unsigned long long adds = 0, subs = 0;
+
+  // A known module is this mapping unless it was unloaded and another loaded in its
+  // place since the last scan: only then can the same address, program headers and
+  // path be another file (the path rebuilt), which the file's identity tells.
+  bool is(const Module& m, const dl_phdr_info& info) const {
+    if (m.bias != info.dlpi_addr || m.phdr != info.dlpi_phdr) return false;
+    if (m.is_vdso) return true;
+    const std::string path = info.dlpi_name && *info.dlpi_name ? std::string(info.dlpi_name) : executable_path();
+    if (m.path != path) return false;
+    bool replaced_since = adds != map->loads_seen_ && subs != map->unloads_seen_;
+    return !replaced_since || same_file(m, path);
+  }
+  Module* make(const dl_phdr_info* info);
 };
 
+namespace {
+
 int visit(dl_phdr_info* info, size_t size, void* arg) {
-  auto& scan = *static_cast<Scan*>(arg);
+  auto& scan = *static_cast<ModuleScan*>(arg);
   if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
     scan.adds = info->dlpi_adds;
     scan.subs = info->dlpi_subs;
   }
   for (const Module* m : *scan.known) {
-    if (m->bias == info->dlpi_addr && m->phdr == info->dlpi_phdr) {
+    if (scan.is(*m, *info)) {
       scan.found.push_back(m);
       return 0;
     }
   }
+  scan.found.push_back(scan.make(info));
+  return 0;
+}
+
+}  // namespace
+
+Module* ModuleScan::make(const dl_phdr_info* info) {
   auto* m = new Module{};
   m->bias = info->dlpi_addr;
   m->phdr = info->dlpi_phdr;
@@ -67,33 +99,53 @@ int visit(dl_phdr_info* info, size_t size, void* arg) {
     m->name = basename_of(m->path);
   }
   m->is_jvm = m->name == "libjvm.so";
-  scan.found.push_back(m);
-  return 0;
+  struct stat st;
+  if (!m->path.empty() && stat(m->path.c_str(), &st) == 0) {
+    m->device = st.st_dev;
+    m->inode = st.st_ino;
+  }
+  if (++map->loads_ == 0) map->loads_ = 1;  // 0 is "no module"; after 65535 loads, a repeat is harmless
+  m->load = map->loads_;
+  return m;
 }
 
-}  // namespace
-
 const unwind::FrameTable& Module::frame_table() const {
-  int state = table_state_.load(std::memory_order_acquire);
-  if (state == 2) return table_;
-  if (state == 1 || !table_state_.compare_exchange_strong(state, 1, std::memory_order_acq_rel)) {
+  static const unwind::FrameTable kNoTable;
+  if (const unwind::FrameTable* table = table_.load(std::memory_order_acquire)) return *table;
+  bool idle = false;
+  if (!building_.compare_exchange_strong(idle, true, std::memory_order_acq_rel)) {
     // Another thread is compiling it, which takes a millisecond or two and holds no
-    // lock: waiting gives this sample its real stack.
-    while (table_state_.load(std::memory_order_acquire) != 2) sched_yield();
-    return table_;
+    // lock: waiting gives this sample its real stack. (A forked child resets the
+    // flag: the compiling thread did not come along.)
+    const unwind::FrameTable* table;
+    while (!(table = table_.load(std::memory_order_acquire))) {
+      if (!building_.load(std::memory_order_acquire)) return frame_table();
+      sched_yield();
+    }
+    return *table;
   }
+  // Built apart and published whole: a fork in the middle leaves the child no
+  // half-written table, only a flag to reset.
+  const unwind::FrameTable* table = &kNoTable;
   if (eh_frame_hdr) {
     auto hdr = reinterpret_cast<uintptr_t>(eh_frame_hdr);
-    table_ = unwind::build_frame_table({hdr, hdr + eh_frame_hdr_size}, readable, bias).table;
+    auto* built = new (std::nothrow)
+        unwind::FrameTable(unwind::build_frame_table({hdr, hdr + eh_frame_hdr_size}, readable, bias).table);
+    if (built) table = built;
   }
-  table_state_.store(2, std::memory_order_release);
-  return table_;
+  table_.store(table, std::memory_order_release);
+  building_.store(false, std::memory_order_release);
+  return *table;
+}
+
+void ModuleMap::after_fork_in_child() const {
+  for_each([](const Module& m) { m.forget_unfinished_table(); });
 }
 
 bool ModuleMap::refresh() {
   std::vector<const Module*> known;
   for_each([&known](const Module& m) { known.push_back(&m); });
-  Scan scan{&known, {}};
+  ModuleScan scan{this, &known, {}};
   dl_iterate_phdr(visit, &scan);
   if (snapshot_.load(std::memory_order_relaxed) && scan.adds == loads_seen_ && scan.subs == unloads_seen_)
     return false;
@@ -106,11 +158,8 @@ bool ModuleMap::refresh() {
   s->count = scan.found.size();
   std::copy(scan.found.begin(), scan.found.end(), s->modules);
   snapshot_.store(s, std::memory_order_release);  // the old snapshot stays: readers may be in it
-  for (const Module* m : scan.found) {
-    if (!m->is_jvm) continue;
-    jvm_start_.store(m->start, std::memory_order_relaxed);
-    jvm_end_.store(m->end, std::memory_order_relaxed);
-  }
+  has_jvm_.store(std::any_of(scan.found.begin(), scan.found.end(), [](const Module* m) { return m->is_jvm; }),
+                 std::memory_order_relaxed);
   generation_.fetch_add(1, std::memory_order_acq_rel);
   return true;
 }

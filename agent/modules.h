@@ -5,6 +5,8 @@
 // thread may be walking a stack through them at that moment.
 #pragma once
 
+#include <sys/types.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -28,16 +30,25 @@ struct Module {
   bool is_vdso;
   bool is_jvm;  // libjvm.so: its frames are the VM's own ("C++")
   std::vector<unwind::MemoryRange> readable;  // its readable segments
+  // The file's identity when loaded: a library unloaded and another (or the same
+  // path rebuilt) loaded at the same address is another module.
+  dev_t device;
+  ino_t inode;
+  // Which load this is, counted per process from 1: native frames carry it, so
+  // frames at the same address in code loaded at different times are told apart.
+  uint16_t load;
 
   bool contains(uintptr_t pc) const { return pc >= start && pc < end; }
   // The unwind table, compiled on first use (a module with frames on some stack
   // cannot be unloaded meanwhile); a thread that needs it while another compiles it
   // waits for it.
   const unwind::FrameTable& frame_table() const;
+  // After fork() in the child: a thread that was compiling the table is gone.
+  void forget_unfinished_table() const { building_.store(false, std::memory_order_relaxed); }
 
  private:
-  mutable std::atomic<int> table_state_{0};  // 0 none, 1 building, 2 built
-  mutable unwind::FrameTable table_;  // read only once table_state_ is 2
+  mutable std::atomic<bool> building_{false};
+  mutable std::atomic<const unwind::FrameTable*> table_{nullptr};  // null until compiled
 };
 
 class ModuleMap {
@@ -45,12 +56,12 @@ class ModuleMap {
   // Re-reads the loaded modules; returns true when the set changed.
   bool refresh();
   const Module* find(uintptr_t pc) const;
+  // After fork() in the child: no module is being worked on any more.
+  void after_fork_in_child() const;
   // Bumped by every change, so per-thread caches of find() know when to forget.
   uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
-  // Where libjvm.so is mapped (empty range without a JVM): its frames are "C++".
-  bool in_jvm(uintptr_t pc) const {
-    return pc >= jvm_start_.load(std::memory_order_relaxed) && pc < jvm_end_.load(std::memory_order_relaxed);
-  }
+  // libjvm.so is loaded: a JVM runs here, or is about to.
+  bool has_jvm() const { return has_jvm_.load(std::memory_order_relaxed); }
   template <typename Visit>
   void for_each(Visit visit) const {
     const Snapshot* s = snapshot_.load(std::memory_order_acquire);
@@ -64,10 +75,11 @@ class ModuleMap {
   };
   std::atomic<const Snapshot*> snapshot_{nullptr};
   std::atomic<uint64_t> generation_{0};
-  std::atomic<uintptr_t> jvm_start_{0};
-  std::atomic<uintptr_t> jvm_end_{0};
+  std::atomic<bool> has_jvm_{false};
   unsigned long long loads_seen_ = 0;  // dl_iterate_phdr's adds/subs when last read
   unsigned long long unloads_seen_ = 0;
+  uint16_t loads_ = 0;  // the last Module::load given out
+  friend struct ModuleScan;
 };
 
 }  // namespace nmprof

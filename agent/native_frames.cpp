@@ -25,8 +25,8 @@ void NativeFrameResolver::resolve(const CallFrame& frame, JfrPools& pools, uint3
   line = -1;
   uintptr_t pc = frame.id;
   auto cached = methods_by_pc_.find(pc);
-  if (cached != methods_by_pc_.end()) {
-    method = cached->second;
+  if (cached != methods_by_pc_.end() && cached->second.load == frame.load) {
+    method = cached->second.method;
     return;
   }
   const Module* module = modules_.find(pc);
@@ -43,7 +43,7 @@ void NativeFrameResolver::resolve(const CallFrame& frame, JfrPools& pools, uint3
     std::string label = module ? module->name + "+" + address : std::string(address);
     method = pools.method(klass, label, kNativeDescriptor, jfr::schema::kAccNative);
   }
-  methods_by_pc_.emplace(pc, method);
+  methods_by_pc_[pc] = {frame.load, method};
 }
 
 }  // namespace nmprof

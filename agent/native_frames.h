@@ -25,7 +25,13 @@ class NativeFrameResolver : public FrameResolver {
 
   const ModuleMap& modules_;
   std::unordered_map<const Module*, std::unique_ptr<symbols::SymbolTable>> tables_;  // null: unreadable
-  std::unordered_map<uintptr_t, uint32_t> methods_by_pc_;
+  // By pc, for the load of the code that was there: another library loaded at the
+  // same address (after a dlclose) replaces the entry.
+  struct CachedMethod {
+    uint16_t load;
+    uint32_t method;
+  };
+  std::unordered_map<uintptr_t, CachedMethod> methods_by_pc_;
 };
 
 }  // namespace nmprof

@@ -1,5 +1,6 @@
 #include "agent/options.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <ctime>
@@ -21,8 +22,19 @@ std::optional<unsigned> parse_unsigned(std::string_view text) {
   return v;
 }
 
-constexpr std::string_view kOptionKeys[] = {"nativemem", "interval", "file", "stackdepth", "live", "maxtracked",
-                                            "reply"};
+constexpr std::string_view kOptionKeys[] = {"nativemem", "interval",  "file", "stackdepth", "live",
+                                            "maxtracked", "reply",     "tag",  "attributes"};
+
+// profiler.Malloc's own fields: an attribute cannot take their names.
+constexpr std::string_view kMallocFields[] = {"startTime", "eventThread", "stackTrace",     "address",
+                                              "size",      "weight",      "spanId", "localRootSpanId"};
+
+bool is_identifier(std::string_view name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
 
 bool starts_with_known_key(std::string_view item) {
   size_t eq = item.find('=');
@@ -112,8 +124,15 @@ std::optional<std::string> parse_agent_options(std::string_view text, AgentOptio
       options.max_tracked = n;
     } else if (key == "reply") {
       options.reply = std::string(value);
+    } else if (key == "tag") {
+      Tag tag;
+      if (auto error = parse_tag(value, &tag)) return error;
+      options.tags.push_back(std::move(tag));
+    } else if (key == "attributes") {
+      if (auto error = parse_context_attributes(value, ';', &options.context_attributes)) return error;
     } else {
-      return "unknown option '" + std::string(key) + "' (known: nativemem, file, stackdepth, live, maxtracked)";
+      return "unknown option '" + std::string(key) +
+             "' (known: nativemem, file, stackdepth, live, maxtracked, tag, attributes)";
     }
   }
   return std::nullopt;
@@ -125,11 +144,52 @@ std::string format_agent_options(const AgentOptions& options) {
   if (!options.live) s += ",live=false";
   if (options.max_tracked != kDefaultMaxTracked) s += ",maxtracked=" + std::to_string(options.max_tracked);
   if (!options.reply.empty()) s += ",reply=" + options.reply;
+  for (const auto& [key, value] : options.tags) s += ",tag=" + key + "=" + value;
+  for (size_t i = 0; i < options.context_attributes.size(); i++)
+    s += (i ? ";" : ",attributes=") + options.context_attributes[i];
   if (!options.file.empty()) s += ",file=" + options.file;
   return s;
 }
 
-std::string expand_path_template(std::string_view pattern, long pid, long when) {
+std::optional<std::string> parse_tag(std::string_view text, Tag* tag) {
+  size_t eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0)
+    return "bad tag '" + std::string(text) + "' (KEY=VALUE, e.g. service=checkout)";
+  *tag = {std::string(text.substr(0, eq)), std::string(text.substr(eq + 1))};
+  return std::nullopt;
+}
+
+std::optional<std::string> parse_context_attributes(std::string_view text, char separator,
+                                                    std::vector<std::string>* names) {
+  names->clear();
+  for (size_t start = 0; start <= text.size();) {
+    size_t end = std::min(text.find(separator, start), text.size());
+    std::string_view name = text.substr(start, end - start);
+    if (!is_identifier(name) || name.size() > kMaxAttributeNameLength)
+      return "bad context attribute name '" + std::string(name) +
+             "' (letters, digits and _, not starting with a digit, at most 63)";
+    for (std::string_view taken : kMallocFields)
+      if (name == taken) return "context attribute name '" + std::string(name) + "' is a field of profiler.Malloc";
+    for (const std::string& earlier : *names)
+      if (name == earlier) return "context attribute '" + std::string(name) + "' is declared twice";
+    names->emplace_back(name);
+    if (names->size() > kMaxContextAttributes)
+      return "too many context attributes (at most " + std::to_string(kMaxContextAttributes) + ")";
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
+std::string local_time_text(long when) {
+  time_t t = when;
+  struct tm tm;
+  localtime_r(&t, &tm);
+  char buf[32];
+  strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
+std::string expand_path_template(std::string_view pattern, long pid, std::string_view time_text) {
   std::string out;
   for (size_t i = 0; i < pattern.size(); i++) {
     char c = pattern[i];
@@ -141,12 +201,7 @@ std::string expand_path_template(std::string_view pattern, long pid, long when) 
     if (next == 'p') {
       out += std::to_string(pid);
     } else if (next == 't') {
-      time_t t = when;
-      struct tm tm;
-      localtime_r(&t, &tm);
-      char buf[32];
-      strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-      out += buf;
+      out += time_text;
     } else if (next == '%') {
       out += '%';
     } else {

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace nmprof {
 
@@ -15,6 +17,10 @@ constexpr uint64_t kDefaultInterval = 512 * 1024;
 constexpr unsigned kDefaultStackDepth = 128;
 constexpr unsigned kMaxStackDepth = 2048;
 constexpr uint64_t kDefaultMaxTracked = 262144;
+constexpr size_t kMaxContextAttributes = 8;  // as many as nmprof.h's context block holds
+constexpr size_t kMaxAttributeNameLength = 63;
+
+using Tag = std::pair<std::string, std::string>;
 
 struct AgentOptions {
   uint64_t interval = kDefaultInterval;  // mean bytes between samples; 0 records every allocation
@@ -23,6 +29,10 @@ struct AgentOptions {
   bool live = true;                        // track frees of sampled blocks (heap-live)
   uint64_t max_tracked = kDefaultMaxTracked;  // sampled blocks tracked at once
   std::string reply;  // attach: where the agent writes its answer (attach_request.h)
+  // Static tags of the whole recording (service, env, ...): one tag=KEY=VALUE option each.
+  std::vector<Tag> tags;
+  // Names of the per-thread context attributes: attributes=NAME;NAME.
+  std::vector<std::string> context_attributes;
 };
 
 // Parses "512k", "1m", "2g", "4096" (binary units, case-insensitive, optional "b"/"ib").
@@ -35,7 +45,18 @@ std::string format_size(uint64_t bytes);
 std::optional<std::string> parse_agent_options(std::string_view text, AgentOptions& options);
 std::string format_agent_options(const AgentOptions& options);
 
-// Expands %p (pid), %t (yyyymmdd-hhmmss, local time of `when`) and %% in a path.
-std::string expand_path_template(std::string_view pattern, long pid, long when);
+// "KEY=VALUE" with a non-empty KEY; returns an error message, or nothing and sets *tag.
+std::optional<std::string> parse_tag(std::string_view text, Tag* tag);
+// Names of context attributes, separated by `separator`: at most 8, each a Java
+// identifier (they become JFR field names), no duplicates, none of profiler.Malloc's
+// own fields. Returns an error message, or nothing and sets *names.
+std::optional<std::string> parse_context_attributes(std::string_view text, char separator,
+                                                    std::vector<std::string>* names);
+
+// `when` as %t shows it: yyyymmdd-hhmmss, local time. Takes libc's time zone lock:
+// the agent calls it only when it starts, never from a hook or after fork().
+std::string local_time_text(long when);
+// Expands %p (pid), %t (`time_text`) and %% in a path.
+std::string expand_path_template(std::string_view pattern, long pid, std::string_view time_text);
 
 }  // namespace nmprof

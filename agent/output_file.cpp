@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "agent/error_text.h"
 #include "agent/log.h"
 
 namespace nmprof {
@@ -25,10 +26,11 @@ std::string with_pid(const std::string& path, long pid) {
 
 }  // namespace
 
-void OutputFile::reset(const std::string& path, long pid, jfr::ByteBuffer metadata_record,
-                       const jfr::ChunkClock& clock) {
+void OutputFile::reset(const std::string& path, long pid, int64_t process_start_millis,
+                       jfr::ByteBuffer metadata_record, const jfr::ChunkClock& clock) {
   close();
   path_ = path;
+  process_start_millis_ = process_start_millis;
   alternate_path_ = with_pid(path, pid);
   using_alternate_ = false;
   metadata_record_ = std::move(metadata_record);
@@ -40,7 +42,7 @@ bool OutputFile::claim(const std::string& path) {
   // No O_TRUNC before holding the lock: that would destroy the owner's recording.
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return false;
-  if (flock(fd, LOCK_EX | LOCK_NB) != 0 || ftruncate(fd, 0) != 0) {
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0 || (!holds_earlier_image(fd) && ftruncate(fd, 0) != 0)) {
     int error = errno;
     ::close(fd);
     errno = error;
@@ -54,13 +56,46 @@ bool OutputFile::claim(const std::string& path) {
   return true;
 }
 
+// Written since this process started: by the image that exec'd this one (same pid,
+// same start time). A file left by an earlier process is older than this one.
+bool OutputFile::holds_earlier_image(int fd) const {
+  struct stat st;
+  if (fstat(fd, &st) != 0 || st.st_size == 0) return false;
+  int64_t modified_millis = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+  return modified_millis >= process_start_millis_;
+}
+
+unsigned OutputFile::chunks_of_earlier_images(const std::string& path) const {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return 0;
+  unsigned chunks = 0;
+  struct stat st;
+  if (holds_earlier_image(fd) && fstat(fd, &st) == 0) {
+    // Chunk headers: "FLR\0", version, then the chunk's size (big-endian).
+    uint8_t header[16];
+    for (off_t at = 0; pread(fd, header, sizeof header, at) == sizeof header && memcmp(header, "FLR", 4) == 0;) {
+      uint64_t size = 0;
+      for (int i = 8; i < 16; i++) size = size << 8 | header[i];
+      if (size < sizeof header || size > static_cast<uint64_t>(st.st_size - at)) break;
+      at += static_cast<off_t>(size);
+      chunks++;
+    }
+  }
+  ::close(fd);
+  return chunks;
+}
+
+unsigned OutputFile::earlier_images() const {
+  return chunks_of_earlier_images(path_) + chunks_of_earlier_images(alternate_path_);
+}
+
 bool OutputFile::open_file() {
   if (claim(path_)) return true;
   if (errno == EWOULDBLOCK && claim(alternate_path_)) {
     using_alternate_ = true;
     return true;
   }
-  log_line("cannot write %s: %s; recording stopped, allocations pass through", path().c_str(), strerror(errno));
+  log_line("cannot write %s: %s; recording stopped, allocations pass through", path().c_str(), error_text(errno));
   return false;
 }
 
@@ -70,7 +105,7 @@ bool OutputFile::descriptor_is_ours() const {
 }
 
 bool OutputFile::fail(const char* what) {
-  if (!failed_) log_line("%s %s: %s; recording stopped", what, path().c_str(), strerror(errno));
+  if (!failed_) log_line("%s %s: %s; recording stopped", what, path().c_str(), error_text(errno));
   failed_ = true;
   return false;
 }

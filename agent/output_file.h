@@ -2,7 +2,9 @@
 // that records nothing leaves no file), claimed with an exclusive flock (a second
 // process given the same path, e.g. a forked child, writes `name.<pid>.ext`
 // instead), reopened if the host closed our descriptor (daemons close every fd),
-// and a complete JFR file after each append. Needs no heap allocation once the
+// and a complete JFR file after each append. Each process image (exec) appends a
+// chunk of its own: a file written since the process started is an earlier image's
+// recording and is kept; an older one is replaced. Needs no heap allocation once the
 // paths are set, so it can be used from a signal handler.
 #pragma once
 
@@ -17,9 +19,15 @@ namespace nmprof {
 class OutputFile {
  public:
   // `path` is the expanded output path; `metadata_record` the encoded JFR metadata.
-  void reset(const std::string& path, long pid, jfr::ByteBuffer metadata_record, const jfr::ChunkClock& clock);
+  // pid and process_start_millis (wall clock) are the recording process's.
+  void reset(const std::string& path, long pid, int64_t process_start_millis, jfr::ByteBuffer metadata_record,
+             const jfr::ChunkClock& clock);
   bool append(const jfr::ConstantPools& pools, const jfr::ByteBuffer& events, uint64_t now_ticks);
   void close();
+
+  // How many process images before this one (exec) wrote chunks to this file (or to
+  // its pid-suffixed twin): their pool keys are taken. Call after reset().
+  unsigned earlier_images() const;
 
   bool failed() const { return failed_; }
   bool opened() const { return fd_ >= 0; }
@@ -29,11 +37,14 @@ class OutputFile {
  private:
   bool open_file();
   bool claim(const std::string& path);
+  bool holds_earlier_image(int fd) const;
+  unsigned chunks_of_earlier_images(const std::string& path) const;
   bool descriptor_is_ours() const;
   bool fail(const char* what);
 
   std::string path_;
   std::string alternate_path_;
+  int64_t process_start_millis_ = 0;
   bool using_alternate_ = false;
   jfr::ByteBuffer metadata_record_;
   jfr::ChunkClock clock_{};

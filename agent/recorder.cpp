@@ -10,7 +10,7 @@
 #include "agent/clock.h"
 #include "agent/java/java_thread_info.h"
 #include "agent/options.h"
-#include "formats/jfr/event_record.h"
+#include "agent/thread_context.h"
 #include "formats/jfr/nmprof_schema.h"
 
 namespace nmprof {
@@ -29,13 +29,18 @@ int current_tid() { return static_cast<int>(gettid()); }
 Recorder::Recorder(FrameResolver& resolver)
     : resolver_(resolver),
       out_pools_({schema::kThread, schema::kStackTrace, schema::kMethod, schema::kClass, schema::kPackage,
-                  schema::kSymbol, schema::kFrameType, schema::kAllocator}) {}
+                  schema::kSymbol, schema::kFrameType, schema::kString, schema::kAllocator}) {}
 
 void Recorder::start(const std::string& path_template, const Settings& settings, uint64_t max_tracked,
-                     bool create_file) {
+                     bool create_file, const std::vector<Tag>& tags,
+                     const std::vector<std::string>& context_attributes) {
   lock_.lock(current_tid());
   path_template_ = path_template;
+  // Only when asked for: the time zone is loaded into the host's heap.
+  start_time_text_ = path_template.find("%t") != std::string::npos ? local_time_text(time(nullptr)) : "";
   settings_ = settings;
+  tags_ = tags;
+  context_attributes_ = context_attributes;
   create_file_ = create_file;
   // A restarted recording with other limits gets a new table (the old one is kept:
   // a free may be looking at the filter it published).
@@ -52,13 +57,14 @@ void Recorder::start(const std::string& path_template, const Settings& settings,
 void Recorder::begin_generation() {
   process_ = read_process_info();
   generation_++;
-  key_base_ = static_cast<uint64_t>(process_.pid) << 32;
   jfr::ChunkClock clock = current_chunk_clock();
   jfr::ByteBuffer metadata;
-  const jfr::Metadata& m = schema::nmprof_metadata();
+  jfr::Metadata m = schema::nmprof_metadata(context_attributes_);
   m.encode(metadata, clock.start_ticks, m.fingerprint());
-  std::string path = expand_path_template(path_template_, process_.pid, time(nullptr));
-  file_.reset(path, process_.pid, std::move(metadata), clock);
+  std::string path = expand_path_template(path_template_, process_.pid, start_time_text_);
+  file_.reset(path, process_.pid, process_.start_millis, std::move(metadata), clock);
+  // pids take 22 bits (pid_max is at most 2^22), images the 10 above them.
+  key_base_ = static_cast<uint64_t>(file_.earlier_images() % 1024) << 54 | static_cast<uint64_t>(process_.pid) << 32;
   events_.clear();
   out_pools_.clear();
   pending_stacks_.clear();
@@ -100,6 +106,14 @@ void Recorder::append_prelude() {
     body.put_varint(0);  // duration
     body.put_varint(schema::kMallocEvent);
     body.put_string(name);
+    body.put_string(value);
+    jfr::append_record(events_, body.data(), body.size());
+  }
+  for (const auto& [key, value] : tags_) {
+    body.clear();
+    body.put_varint(schema::kTagEvent);
+    body.put_varint(now);
+    body.put_string(key);
     body.put_string(value);
     jfr::append_record(events_, body.data(), body.size());
   }
@@ -205,6 +219,7 @@ void Recorder::record_allocation(ThreadState& t, const CallStack& stack, uint64_
     r.varint(size);
     r.f32(weight);
     r.varint(allocator);
+    add_context(r, t.context);
     r.append_to(events_);
     samples_++;
     if (live_) live_->insert({address, size, now, weight, id});
@@ -213,6 +228,24 @@ void Recorder::record_allocation(ThreadState& t, const CallStack& stack, uint64_
     lost_samples_++;
   }
   lock_.unlock();
+}
+
+// spanId, localRootSpanId, then each attribute: empty (string encoding 1), or a key
+// of the java.lang.String pool (encoding 2), whose entry goes out with the next append.
+void Recorder::add_context(jfr::SmallRecord& r, const nmprof_context_block* context) {
+  r.varint(context ? context->span_id : 0);
+  r.varint(context ? context->local_root_span_id : 0);
+  for (size_t i = 0; i < context_attributes_.size(); i++) {
+    size_t length = context ? std::min<size_t>(context->value_length[i], NMPROF_ATTRIBUTE_SIZE - 1) : 0;
+    if (length == 0) {
+      r.u8(1);
+      continue;
+    }
+    uint32_t id = pools_.string(std::string_view(context->values[i], length));
+    pools_.write_string(id, out_pools_, generation_, key_base_);
+    r.u8(2);
+    r.varint(key(id));
+  }
 }
 
 void Recorder::maybe_flush(uint64_t now) {
@@ -317,6 +350,7 @@ void Recorder::append_statistics(uint64_t now) {
   r.varint(live_ ? live_->untracked() : 0);
   r.varint(live_ ? live_->memory_bytes() : 0);
   r.varint(live_ ? static_cast<uint64_t>(live_->live_bytes() > 0 ? live_->live_bytes() : 0) : 0);
+  r.varint(undeclared_context_attributes());
   r.append_to(events_);
 }
 

@@ -15,6 +15,7 @@
 #include "agent/frame_resolver.h"
 #include "agent/jfr_pools.h"
 #include "agent/live_heap.h"
+#include "agent/options.h"
 #include "agent/output_file.h"
 #include "agent/process_info.h"
 #include "agent/spin_lock.h"
@@ -22,7 +23,9 @@
 #include "agent/thread_state.h"
 #include "formats/jfr/byte_buffer.h"
 #include "formats/jfr/constant_pools.h"
+#include "formats/jfr/event_record.h"
 #include "formats/jfr/nmprof_schema.h"
+#include "include/nmprof.h"
 
 namespace nmprof {
 
@@ -36,7 +39,10 @@ class Recorder {
   // Starts recording (again, after finish()) into `path_template` (%p, %t expanded
   // for this process). max_tracked > 0 tracks frees of sampled blocks, up to that many
   // at once. create_file: write the file now, even before there is a sample.
-  void start(const std::string& path_template, const Settings& settings, uint64_t max_tracked, bool create_file);
+  // tags describe the whole recording; every sample carries the thread's context
+  // (nmprof.h) with one value per name of context_attributes.
+  void start(const std::string& path_template, const Settings& settings, uint64_t max_tracked, bool create_file,
+             const std::vector<Tag>& tags = {}, const std::vector<std::string>& context_attributes = {});
   bool recording() const { return active_; }
   void record_allocation(ThreadState& t, const CallStack& stack, uint64_t address, uint64_t size, float weight,
                          jfr::schema::AllocatorKey allocator = jfr::schema::kLibc);
@@ -95,6 +101,7 @@ class Recorder {
   void append_statistics(uint64_t now);
   void maybe_flush(uint64_t now);
   void append_free(ThreadState& t, uintptr_t address, uint64_t ticks);
+  void add_context(jfr::SmallRecord& r, const nmprof_context_block* context);
   uint64_t key(uint32_t id) const { return key_base_ | id; }
   size_t memory_bytes() const;
 
@@ -110,10 +117,16 @@ class Recorder {
   bool background_flush_ = false;
   bool create_file_ = false;
   std::string path_template_;
+  std::string start_time_text_;  // %t: formatted at start, since after fork() the time zone lock may be held
   Settings settings_;
+  std::vector<Tag> tags_;
+  std::vector<std::string> context_attributes_;
   ProcessInfo process_;
   uint32_t generation_ = 0;  // bumped per output file; pool entries carry the one they were written in
-  uint64_t key_base_ = 0;    // pid << 32: keys stay unique when files of several processes are concatenated
+  // pid << 32, and the process image (exec) in the top bits: pool keys stay unique
+  // when the chunks of several processes and images are joined (the JDK's reader
+  // keeps the first entry of a key for all chunks).
+  uint64_t key_base_ = 0;
   uint64_t last_flush_ = 0;
   uint64_t samples_ = 0;
   std::atomic<uint64_t> lost_samples_{0};  // also counted by threads that do not hold the lock

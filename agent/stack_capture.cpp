@@ -76,8 +76,12 @@ NativeWalkEnd StackCapture::capture(ThreadState& t, const unwind::Registers& cal
                                               unwind::FirstPc::kReturnAddress);
   size_t first = 0;
   while (first < walk.depth && in_agent(pcs[first])) first++;
-  for (size_t i = first; i < walk.depth && !out.full(); i++)
-    out.frames[out.depth++] = {pcs[i], 0, modules_.in_jvm(pcs[i]) ? jfr::schema::kCpp : jfr::schema::kNative, false};
+  const Module* m = nullptr;
+  for (size_t i = first; i < walk.depth && !out.full(); i++) {
+    if (!m || !m->contains(pcs[i])) m = modules_.find(pcs[i]);
+    out.frames[out.depth++] = {pcs[i], 0, m && m->is_jvm ? jfr::schema::kCpp : jfr::schema::kNative, false,
+                               m ? m->load : uint16_t{0}};
+  }
   out.truncated = walk.truncated() || walk.depth - first > out.depth;
   end.in_unknown_code = walk.stop == unwind::WalkStop::kUnknownCode;
   end.registers = walk.stopped_at;

@@ -6,7 +6,8 @@ uint64_t StackTable::hash_of(const CallStack& stack) {
   uint64_t h = 0x9E3779B97F4A7C15ull ^ stack.depth;
   for (size_t i = 0; i < stack.depth; i++) {
     const CallFrame& f = stack.frames[i];
-    h = (h ^ (f.id + (static_cast<uint64_t>(static_cast<uint32_t>(f.bci)) << 8) + f.type + (f.java ? 0x80 : 0))) *
+    h = (h ^ (f.id + (static_cast<uint64_t>(static_cast<uint32_t>(f.bci)) << 8) + f.type + (f.java ? 0x80 : 0) +
+              (static_cast<uint64_t>(f.load) << 40))) *
         0xff51afd7ed558ccdull;
     h ^= h >> 29;
   }

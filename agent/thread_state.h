@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+struct nmprof_context_block;
+
 namespace nmprof {
 
 struct Module;
@@ -33,6 +35,8 @@ struct ThreadState {
   // The module of the last frame unwound: consecutive frames mostly share one.
   const Module* last_module;
   uint64_t last_module_generation;
+  // nmprof.h's context of this thread, null until its code first sets one.
+  nmprof_context_block* context;
 
   // This thread's OS id (never 0: the recorder's lock tells owners apart by it).
   int id() {

@@ -3,7 +3,7 @@
 ratios against a plain run in the same invocation, medians of several alternating
 runs; and the instructions the hooks add, counted by callgrind (repeatable).
 
-    bench/run_benchmarks.py --build build [--rounds 7] [--pairs 20000000] [--only native|java|attach|php]
+    bench/run_benchmarks.py --build build [--rounds 7] [--pairs 20000000] [--only native|java|attach|context|php]
 
 With JAVA_HOME naming a JDK (default: JDK 17), it also times a Deflater-heavy Java
 workload with and without nmprof; with PHP 8.2 installed, a ZendMM churn script.
@@ -47,8 +47,11 @@ def main():
     parser.add_argument("--pairs", type=int, default=20_000_000)
     parser.add_argument("--java-iterations", type=int, default=20000)
     parser.add_argument("--php-requests", type=int, default=3000)
-    parser.add_argument("--only", choices=["native", "java", "attach", "php"], help="run one part only")
+    parser.add_argument("--only", choices=["native", "java", "attach", "context", "php"], help="run one part only")
     args = parser.parse_args()
+    if args.only == "context":
+        context_benchmark(Path(args.build), args.rounds, args.pairs)
+        return
     if args.only == "php":
         php_benchmark(Path(args.build), args.rounds, args.php_requests)
         return
@@ -139,6 +142,38 @@ def php_benchmark(build, rounds, requests):
     per_turn = lambda v: (v[1] - v[0]) / n
     print(f"  instructions per emalloc+efree pair, not sampled (callgrind): plain {per_turn(plain):.1f}, "
           f"through nmprof {per_turn(hooked):.1f} (+{per_turn(hooked) - per_turn(plain):.1f})")
+
+
+def context_benchmark(build, rounds, pairs):
+    """nmprof.h: ns per call (plain: no agent in the process), and the malloc loop at
+    512 KiB with a new context every 100 allocations against the same loop without."""
+    agent = build / "lib" / "nmprof" / "libnmprof.so"
+    cost = build / "bench" / "context_cost"
+    out = Path(tempfile.mkdtemp()) / "context-%p.jfr"
+    options = f"nativemem=512k,attributes=route,file={out}"
+    print("nmprof.h calls, ns per call (fastest / median of 15 timings of 10M calls):")
+    for call in ("set", "attribute", "clear"):
+        plain = subprocess.run([cost, call, "10000000"], capture_output=True, text=True, check=True).stdout.split()
+        loaded = subprocess.run([cost, call, "10000000"], env=agent_env(agent, options), capture_output=True,
+                                text=True, check=True).stdout.split()
+        print(f"  {call:10s} no agent {plain[0]} / {plain[1]}   agent {loaded[0]} / {loaded[1]}")
+    loop = build / "bench" / "malloc_loop"
+    with_context, without = [], []
+    for _ in range(rounds):
+        without.append(wall_time([loop, "1", str(pairs)], agent_env(agent, options)))
+        with_context.append(wall_time([loop, "1", str(pairs), "context"], agent_env(agent, options)))
+    ratios = [w / o for w, o in zip(with_context, without)]
+    print(f"malloc loop at 512k, {pairs:,} pairs, context set every 100 allocations vs none: median "
+          f"{statistics.median(with_context):.3f} s vs {statistics.median(without):.3f} s, ratio of medians "
+          f"{statistics.median(with_context) / statistics.median(without):.3f} (per-round ratios {min(ratios):.3f}"
+          f"..{max(ratios):.3f}, {rounds} rounds)")
+    n = 200_000
+    per_pair = {}
+    for name, extra in (("without", []), ("with", ["context"])):
+        counts = [callgrind_instructions([str(loop), "1", str(k), *extra], agent_env(agent, options)) for k in (n, 2 * n)]
+        per_pair[name] = (counts[1] - counts[0]) / n
+    print(f"  instructions per malloc+free pair at 512k (callgrind): without context {per_pair['without']:.1f}, "
+          f"with {per_pair['with']:.1f}")
 
 
 def samples_in(directory, options, loop, agent, pairs):

@@ -20,7 +20,6 @@
 #include "cli/output_check.h"
 #include "cli/recording_merge.h"
 #include "cli/report/report_command.h"
-#include "formats/profile/jfr_profile.h"
 
 namespace nmprof::cli {
 namespace {
@@ -123,16 +122,11 @@ attach::Result<void> collect(int fd, const std::string& output) {
   return attach::copy_to_user(fd, complete, "the recording", output, attach::invoking_user());
 }
 
-void summarize(const std::string& file, const AttachOptions& options) {
-  if (options.quiet) {
-    std::cerr << "nmprof: recording written to " << file << "\n";
-    return;
-  }
-  try {
-    report::print_run_summary(profile::read_profile(file), file, options.top, std::cerr);
-  } catch (const std::exception& e) {
-    std::cerr << "nmprof: recording written to " << file << ", but it cannot be summarized: " << e.what() << "\n";
-  }
+// Converts the collected recording to the format -o names, and summarizes it.
+void summarize(const std::string& output, const AttachOptions& options) {
+  report::deliver_recording(
+      {report::recording_path(output, options.keep_jfr), output, options.keep_jfr, options.top, options.quiet},
+      std::cerr);
 }
 
 AttachRequest start_request(const AttachOptions& options, const attach::TargetProcess& target, std::string* error) {
@@ -175,7 +169,7 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
   } else if (auto stopped = session.send({AttachCommand::Stop, {}}); !stopped) {
     std::cerr << "nmprof: " << stopped.error().message << "; collecting what was written so far\n";
   }
-  auto collected = collect(recording->get(), output);
+  auto collected = collect(recording->get(), report::recording_path(output, options.keep_jfr));
   if (!exited) (void)attach::remove_from_target(session.target(), in_target);
   if (!collected) return fail(kExitFailure, collected.error().message);
   summarize(output, options);
@@ -189,7 +183,7 @@ int take_recording(const Session& session, const AttachOptions& options, const s
   std::string in_target = value(*reply, "file");
   auto recording = attach::open_in_target(session.target(), in_target);
   if (!recording) return fail(kExitFailure, recording.error().message);
-  auto collected = collect(recording->get(), output);
+  auto collected = collect(recording->get(), report::recording_path(output, options.keep_jfr));
   if (!collected) return fail(kExitFailure, collected.error().message);
   if (stop) (void)attach::remove_from_target(session.target(), in_target);
   summarize(output, options);
@@ -225,6 +219,7 @@ void add_attach_command(CLI::App& app, AttachOptions& options) {
   attach->add_option("-o,--output", options.output, "Where the profile goes (default nmprof-<pid>.jfr; %p, %t)");
   attach->add_option("--top", options.top, "Stacks shown in the summary")->default_val(options.top);
   attach->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
+  attach->add_flag("--keep-jfr", options.keep_jfr, "With -o in another format (x.pb.gz), keep the JFR too (x.jfr)");
   attach->add_option("--timeout", options.timeout, "Seconds the JVM gets to answer each request")
       ->default_val(options.timeout)
       ->check(CLI::PositiveNumber);
@@ -239,8 +234,11 @@ void add_attach_command(CLI::App& app, AttachOptions& options) {
 
 int attach_command(const AttachOptions& options) {
   std::string output = expand_path_template(options.output.empty() ? "nmprof-%p.jfr" : options.output, options.pid,
-                                            time(nullptr));
+                                            local_time_text(time(nullptr)));
   std::string error;
+  bool starts = options.action.empty() || options.action == "start";
+  if (AgentOptions checked; starts && !to_agent_options(options.recording, &checked, &error))
+    return fail(kExitUsage, error);
   bool writes_output = options.action.empty() || options.action == "dump" || options.action == "stop";
   if (writes_output && !check_output(output, &error)) return fail(kExitFailure, error);
   std::string agent = find_agent(&error);
@@ -253,7 +251,7 @@ int attach_command(const AttachOptions& options) {
   if (!vm) return fail(kExitFailure, vm.error().message);
   auto library = agent_for(vm->process(), agent);
   if (!library) return fail(kExitFailure, library.error().message);
-  if (options.action.empty() || options.action == "start") {
+  if (starts) {
     auto warning = attach::forecast_dynamic_load_warning(*vm, *library);
     if (warning && warning->printed)
       std::cerr << "nmprof: note: JDK " << warning->jdk_version

@@ -19,6 +19,7 @@ struct AttachOptions {
   std::string output;   // default nmprof-<pid>.jfr
   size_t top = 10;
   bool quiet = false;
+  bool keep_jfr = false;  // when -o names another format
   double timeout = 10;  // seconds the JVM gets to answer
 };
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/options.h"
 #include "cli/attach_command.h"
 #include "cli/exit_codes.h"
 #include "cli/report/report_command.h"
@@ -13,22 +14,72 @@
 
 namespace {
 
+// An option taking one of a few words; --help lists them as "a|b|c" and a wrong one
+// is named in one line.
+template <class Target, class Choices>
+CLI::Option* add_choice(CLI::App* command, const std::string& name, Target& target, const Choices& choices,
+                        const std::string& help) {
+  std::string names;
+  for (const auto& [word, value] : choices) names += (names.empty() ? "" : "|") + std::string(word);
+  auto set = [&target, choices, name, names](const std::string& given) {
+    for (const auto& [word, value] : choices) {
+      if (given == word) {
+        target = value;
+        return;
+      }
+    }
+    throw CLI::ValidationError(name, "'" + given + "' is not one of " + names);
+  };
+  return command->add_option_function<std::string>(name, set, help)->type_name(names);
+}
+
 void add_report_command(CLI::App& app, nmprof::report::ReportOptions& options) {
   using nmprof::report::ReportOptions;
   CLI::App* report = app.add_subcommand("report", "Summarize a recording (nmprof's or another profiler's JFR file)");
   report->add_option("file", options.file, "The .jfr file")->required();
+  report->add_option("-o,--output", options.output,
+                     "Write to this file (default: standard output); its extension chooses the format: .pb.gz pprof, "
+                     ".collapsed, .json, .txt")
+      ->type_name("FILE");
+  add_choice(report, "--format", options.format, nmprof::report::report_formats(),
+             "What to write: a report, a pprof heap profile, collapsed stacks");
   report->add_option("--top", options.top, "Stacks and functions shown")->default_val(options.top);
-  report->add_option("--by", options.by, "Rank by whole stacks or by function")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, ReportOptions::By>{{"stack", ReportOptions::By::Stack},
-                                                   {"function", ReportOptions::By::Function}}))
+  report
+      ->add_option_function<std::string>(
+          "--by",
+          [&options](const std::string& text) {
+            if (auto error = nmprof::report::parse_by(text, options)) throw CLI::ValidationError(*error);
+          },
+          "Rank by whole stacks, functions, or a context value (attribute:NAME is a declared context attribute)")
+      ->type_name("stack|function|span|local-root-span|attribute:NAME")
       ->default_str("stack");
-  report->add_option("--format", options.format, "text, or json for scripts")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, ReportOptions::Format>{{"text", ReportOptions::Format::Text},
-                                                       {"json", ReportOptions::Format::Json}}))
-      ->default_str("text");
+  report
+      ->add_option_function<std::vector<std::string>>(
+          "--tag",
+          [&options](const std::vector<std::string>& texts) {
+            for (const auto& text : texts) {
+              nmprof::Tag tag;
+              if (auto error = nmprof::parse_tag(text, &tag)) throw CLI::ValidationError("--tag: " + *error);
+              options.filters.push_back({tag.first, tag.second});
+            }
+          },
+          "Only samples with KEY=VALUE: a context attribute, spanId, localRootSpanId or a static tag (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  add_choice(report, "--value", options.value,
+             std::vector<std::pair<const char*, nmprof::report::Value>>{{"bytes", nmprof::report::Value::Bytes},
+                                                                        {"count", nmprof::report::Value::Count}},
+             "Value of collapsed stacks: estimated bytes or allocations")
+      ->default_str("bytes");
+  report->add_option("--diff", options.diff_base, "Compare with an earlier recording: what grew since BASE")
+      ->type_name("BASE");
   report->add_flag("--live", options.live, "Show what is still allocated at the end instead of what was allocated");
+  report->footer(
+      "Examples:\n"
+      "  nmprof report app.jfr --live\n"
+      "  nmprof report app.jfr -o app.pb.gz && go tool pprof -top app.pb.gz\n"
+      "  nmprof report app.jfr --format collapsed | flamegraph.pl > app.svg\n"
+      "  nmprof report after.jfr --diff before.jfr --live");
 }
 
 int usage_error(const std::string& message) {
@@ -39,7 +90,7 @@ int usage_error(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"nmprof: who allocates native memory, and who still holds it"};
+  CLI::App app{"nmprof: who allocates native memory, and who still holds it", "nmprof"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "nmprof " NMPROF_VERSION);
   nmprof::cli::RunOptions run;

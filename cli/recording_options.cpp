@@ -12,6 +12,11 @@ void add_recording_options(CLI::App* command, RecordingOptions& options) {
   command->add_flag("--no-live", options.no_live, "Do not track frees of sampled blocks (no live-memory view)");
   command->add_option("--maxtracked", options.max_tracked, "Sampled blocks tracked at once (default 262144)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
+  command->add_option("--tag", options.tags, "KEY=VALUE describing the whole recording (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  command->add_option("--context-attributes", options.context_attributes,
+                      "NAME,NAME: per-thread context attributes every sample carries (at most 8; set with nmprof.h)");
 }
 
 bool to_agent_options(const RecordingOptions& options, AgentOptions* agent, std::string* error) {
@@ -24,6 +29,20 @@ bool to_agent_options(const RecordingOptions& options, AgentOptions* agent, std:
   if (options.stack_depth) agent->stack_depth = options.stack_depth;
   agent->live = !options.no_live;
   if (options.max_tracked) agent->max_tracked = options.max_tracked;
+  for (const std::string& text : options.tags) {
+    Tag tag;
+    if (auto bad = parse_tag(text, &tag)) {
+      *error = "--tag: " + *bad;
+      return false;
+    }
+    agent->tags.push_back(std::move(tag));
+  }
+  if (options.context_attributes) {
+    if (auto bad = parse_context_attributes(*options.context_attributes, ',', &agent->context_attributes)) {
+      *error = "--context-attributes: " + *bad;
+      return false;
+    }
+  }
   return true;
 }
 

@@ -1,11 +1,14 @@
 // The options that shape a recording, the same for `run` and `attach` (start and one
-// shot): sampling interval, stack depth, live tracking and its cap. They become the
+// shot): sampling interval, stack depth, live tracking and its cap, static tags and
+// the names of the context attributes. They become the
 // agent's AgentOptions, so both commands name, check and pass them alike.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "agent/options.h"
 
@@ -16,6 +19,8 @@ struct RecordingOptions {
   unsigned stack_depth = 0;  // 0: the agent's default
   bool no_live = false;
   uint64_t max_tracked = 0;  // 0: the agent's default
+  std::vector<std::string> tags;   // KEY=VALUE each
+  std::optional<std::string> context_attributes;  // NAME,NAME
 };
 
 void add_recording_options(CLI::App* command, RecordingOptions& options);

@@ -16,7 +16,6 @@
 #include "cli/program_check.h"
 #include "cli/recording_merge.h"
 #include "cli/report/report_command.h"
-#include "formats/profile/jfr_profile.h"
 
 namespace nmprof::cli {
 namespace {
@@ -26,16 +25,6 @@ namespace fs = std::filesystem;
 int fail(int code, const std::string& message) {
   std::cerr << "nmprof: " << message << "\n";
   return code;
-}
-
-// The summary goes to stderr, like the program's diagnostics, so it never mixes into
-// the program's own output.
-void print_summary(const std::string& file, size_t top) {
-  try {
-    report::print_run_summary(profile::read_profile(file), file, top, std::cerr);
-  } catch (const std::exception& e) {
-    std::cerr << "nmprof: recording written to " << file << ", but it cannot be summarized: " << e.what() << "\n";
-  }
 }
 
 std::string appended(const char* name, const std::string& value) {
@@ -69,6 +58,7 @@ void add_run_command(CLI::App& app, RunOptions& options) {
       ->default_val(options.output);
   run->add_option("--top", options.top, "Stacks shown in the summary")->default_val(options.top);
   run->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
+  run->add_flag("--keep-jfr", options.keep_jfr, "With -o in another format (x.pb.gz), keep the JFR too (x.jfr)");
   run->add_option("command", options.command, "The program and its arguments, after --")->required();
   run->footer(
       "Examples:\n"
@@ -104,20 +94,27 @@ int run_command(const RunOptions& options) {
     return fail(kExitCannotRun, error);
   }
 
-  std::string output = expand_path_template(options.output, child.pid, started);
+  std::string output = expand_path_template(options.output, child.pid, local_time_text(started));
+  std::string recording = report::recording_path(output, options.keep_jfr);
   MergeResult merged;
-  if (!merge_recordings(staging, output, &merged, &error)) {
+  if (!merge_recordings(staging, recording, &merged, &error)) {
     fail(kExitFailure, error);
     return child.status;
   }
   for (const auto& warning : merged.warnings) std::cerr << "nmprof: warning: " << warning << "\n";
-  if (merged.files == 0) {
+  if (merged.files == 0 && child.signal != 0) {
+    // Not the interval's fault: the program died before the first write (SIGKILL, or a
+    // signal nmprof does not catch), or before anything was sampled.
+    std::cerr << "nmprof: no allocations were recorded: the program was killed by signal " << child.signal
+              << " before anything was written (the recording is written every second, at exit, and on a crash"
+              << " or SIGTERM)\n";
+  } else if (merged.files == 0) {
     std::cerr << "nmprof: no allocations were recorded (nothing was sampled at --nativemem " << options.recording.interval
               << "; try a smaller interval)\n";
-  } else if (options.quiet) {
-    std::cerr << "nmprof: recording written to " << output << "\n";
   } else {
-    print_summary(output, options.top);
+    // The summary goes to stderr, like the program's diagnostics, so it never mixes
+    // into the program's own output.
+    report::deliver_recording({recording, output, options.keep_jfr, options.top, options.quiet}, std::cerr);
   }
   return child.status;
 }

@@ -17,6 +17,7 @@ struct RunOptions {
   std::string output = "nmprof-%p.jfr";
   size_t top = 10;
   bool quiet = false;
+  bool keep_jfr = false;  // when -o names another format
   std::vector<std::string> command;
 };
 

@@ -51,11 +51,11 @@ class Programs:
             self.built[key] = out
         return self.built[key]
 
-    def shared(self, name):
+    def shared(self, name, *flags, stem=None):
         source = PROGRAMS / name
-        out = self.dir / ("lib" + source.stem + ".so")
+        out = self.dir / ("lib" + (stem or source.stem) + ".so")
         if not out.exists():
-            subprocess.run(["gcc", "-O2", "-g", "-shared", "-fPIC", "-o", str(out), str(source)], check=True)
+            subprocess.run(["gcc", "-O2", "-g", "-shared", "-fPIC", "-o", str(out), str(source), *flags], check=True)
         return out
 
 

@@ -99,8 +99,11 @@ def test_opcache_and_its_jit_keep_php_frames_and_estimates(nmprof, php, tmp_path
     report = report_json(nmprof, out, "--top", "1000")
     estimate, stacks = by_php_function(report, ["small_strings"])["small_strings"]
     assert abs(estimate - size) <= 5 * sigma(size / count, count, 256 * 1024), (estimate, size)
-    for s in stacks:
-        names = [(f["function"], f["line"]) for f in php_frames(s)]
+    # The tracing JIT also allocates (its traces) while small_strings runs.
+    strings = [[(f["function"], f["line"]) for f in php_frames(s)] for s in stacks]
+    strings = [names for names in strings if names[0][0] == "str_repeat"]
+    assert len(strings) >= len(stacks) / 2, stacks
+    for names in strings:
         assert names[:2] == [("str_repeat", None), ("small_strings", LINES["small_strings"])], names
 
 

@@ -14,6 +14,7 @@
 
 #include "agent/agent.h"
 #include "agent/attach_request.h"
+#include "agent/java/context_natives.h"
 #include "agent/java/java_methods.h"
 #include "agent/java/java_stacks.h"
 #include "agent/java/java_thread_info.h"
@@ -316,6 +317,7 @@ int attach(JavaVM* vm, const char* text) {
       } else if (env) {
         on_vm_ready(env, nullptr);
       }
+      if (env) tell_loaded_context_classes(g_jvm->jvmti, env);
       wake_flusher();
       break;
     }

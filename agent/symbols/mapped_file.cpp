@@ -8,12 +8,14 @@
 #include <cerrno>
 #include <cstring>
 
+#include "agent/error_text.h"
+
 namespace nmprof::symbols {
 
 std::optional<MappedFile> MappedFile::open(const std::string& path, std::string* error) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    *error = path + ": " + std::strerror(errno);
+    *error = path + ": " + error_text(errno);
     return std::nullopt;
   }
   struct stat st;
@@ -27,7 +29,7 @@ std::optional<MappedFile> MappedFile::open(const std::string& path, std::string*
   int mmap_errno = errno;
   close(fd);
   if (data == MAP_FAILED) {
-    *error = path + ": mmap: " + std::strerror(mmap_errno);
+    *error = path + ": mmap: " + error_text(mmap_errno);
     return std::nullopt;
   }
   return MappedFile(static_cast<const std::byte*>(data), size);

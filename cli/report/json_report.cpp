@@ -121,6 +121,12 @@ void write_strings(JsonWriter& json, const std::vector<std::string>& strings) {
   json.end_array();
 }
 
+void write_tags(JsonWriter& json, const std::map<std::string, std::string>& tags) {
+  json.begin_object();
+  for (const auto& [key, value] : tags) json.field(key, value);
+  json.end_object();
+}
+
 void write_processes(JsonWriter& json, const Report& r) {
   const Profile& p = *r.profile;
   json.begin_array();
@@ -142,9 +148,9 @@ void write_processes(JsonWriter& json, const Report& r) {
       json.null();
     json.field("live_tracking", proc.live_tracking());
     json.key("settings");
-    json.begin_object();
-    for (const auto& [name, value] : proc.settings) json.field(name, value);
-    json.end_object();
+    write_tags(json, proc.settings);
+    json.key("tags");
+    write_tags(json, proc.tags);
     json.key("statistics");
     write_statistics(json, proc.statistics);
     json.key("allocated");
@@ -157,6 +163,35 @@ void write_processes(JsonWriter& json, const Report& r) {
     json.end_object();
   }
   json.end_array();
+}
+
+void write_contexts(JsonWriter& json, const Report& r) {
+  json.begin_array();
+  for (size_t i = 0; i < r.contexts.size(); i++) {
+    const auto& c = r.contexts[i];
+    json.begin_object();
+    json.field("rank", static_cast<uint64_t>(i + 1));
+    json.key("value");
+    if (c.value.empty())
+      json.null();
+    else
+      json.value(c.value);
+    json.field("samples", c.totals.samples);
+    json.field("estimated_bytes", c.totals.bytes);
+    json.field("estimated_count", c.totals.count);
+    json.field("share", fraction(c.totals.bytes, r.view_totals.bytes));
+    json.end_object();
+  }
+  json.end_array();
+}
+
+std::string by_name(const ReportOptions& options) {
+  switch (options.by) {
+    case ReportOptions::By::Stack: return "stack";
+    case ReportOptions::By::Function: return "function";
+    case ReportOptions::By::Context: break;
+  }
+  return context_key_name(options.context);
 }
 
 void write_live(JsonWriter& json, const Report& r) {
@@ -186,7 +221,7 @@ void write_json_report(const Report& r, std::ostream& out) {
   json.field("schema_version", static_cast<int64_t>(kJsonSchemaVersion));
   json.field("file", r.options.file);
   json.field("view", r.options.live ? "live" : "allocated");
-  json.field("by", r.options.by == ReportOptions::By::Stack ? "stack" : "function");
+  json.field("by", by_name(r.options));
   json.field("source", r.source == AllocationSource::Native ? "native" : "java-heap");
   json.field("estimates", r.estimates);
   json.field("start_time_ns", r.start_nanos);
@@ -196,6 +231,14 @@ void write_json_report(const Report& r, std::ostream& out) {
     json.value(*r.sampling_interval);
   else
     json.null();
+  json.key("tags");
+  write_tags(json, r.tags);
+  json.key("context_attributes");
+  write_strings(json, r.profile->context_attributes);
+  json.key("filters");
+  json.begin_object();
+  for (const auto& f : r.options.filters) json.field(f.key, f.value);
+  json.end_object();
   json.key("warnings");
   write_strings(json, r.warnings);
   json.key("notes");
@@ -224,6 +267,10 @@ void write_json_report(const Report& r, std::ostream& out) {
   json.field("stacks_share", r.stacks_share);
   json.key("stacks");
   write_stacks(json, r, r.stacks, r.view_totals.bytes);
+  json.field("context_count", static_cast<uint64_t>(r.context_count));
+  json.field("contexts_share", r.contexts_share);
+  json.key("contexts");
+  write_contexts(json, r);
   json.field("function_count", static_cast<uint64_t>(r.function_count));
   json.key("functions");
   write_functions(json, r);

@@ -54,6 +54,13 @@ int64_t statistic(const std::vector<profile::Statistic>& stats, const std::strin
   return 0;
 }
 
+// " (it has: route, tenant)", or " (it has none)".
+std::string attributes_text(const Profile& profile) {
+  std::string names;
+  for (const auto& name : profile.context_attributes) names += (names.empty() ? "" : ", ") + name;
+  return " (it has " + (names.empty() ? std::string("none") : names) + ")";
+}
+
 void add_notes(Report& r) {
   if (r.source == AllocationSource::JavaHeap)
     r.notes.push_back(
@@ -112,30 +119,67 @@ void describe_live(const Profile& profile, const LiveSet& live_set, const Aggreg
 
 }  // namespace
 
+std::optional<std::string> parse_by(const std::string& text, ReportOptions& options) {
+  using By = ReportOptions::By;
+  using Kind = ContextKey::Kind;
+  const std::string attribute = "attribute:";
+  if (text == "stack") {
+    options.by = By::Stack;
+  } else if (text == "function") {
+    options.by = By::Function;
+  } else if (text == "span" || text == "local-root-span") {
+    options.by = By::Context;
+    options.context = {text == "span" ? Kind::Span : Kind::LocalRootSpan, {}};
+  } else if (text.starts_with(attribute) && text.size() > attribute.size()) {
+    options.by = By::Context;
+    options.context = {Kind::Attribute, text.substr(attribute.size())};
+  } else {
+    return "--by takes stack, function, span, local-root-span or attribute:NAME, not '" + text + "'";
+  }
+  return std::nullopt;
+}
+
 bool has_live_data(const Profile& profile) {
   return !profile.frees.empty() || std::any_of(profile.processes.begin(), profile.processes.end(),
                                                [](const auto& p) { return p.live_tracking(); });
 }
 
-Report build_report(const Profile& profile, const ReportOptions& options) {
+AllocationSource reported_source(const Profile& profile) {
   if (profile.allocations.empty())
     throw ReportError("no allocation events (profiler.Malloc or jdk.ObjectAllocationSample)");
+  bool has_native = std::any_of(profile.allocations.begin(), profile.allocations.end(),
+                                [](const auto& a) { return a.source == AllocationSource::Native; });
+  return has_native ? AllocationSource::Native : AllocationSource::JavaHeap;
+}
+
+void check_live_view(const Profile& profile) {
+  if (reported_source(profile) != AllocationSource::Native)
+    throw ReportError("no live data: JDK allocation samples come without frees");
+  if (!has_live_data(profile))
+    throw ReportError("no live data: the recording has no frees (record with live tracking on)");
+}
+
+Report build_report(const Profile& profile, const ReportOptions& options) {
   Report r;
   r.profile = &profile;
   r.options = options;
   r.warnings = profile.warnings;
-  // Native samples when there are any; a JDK recording still gets a Java heap summary.
-  bool has_native = std::any_of(profile.allocations.begin(), profile.allocations.end(),
-                                [](const auto& a) { return a.source == AllocationSource::Native; });
-  r.source = has_native ? AllocationSource::Native : AllocationSource::JavaHeap;
+  r.source = reported_source(profile);
+  bool has_native = r.source == AllocationSource::Native;
   std::vector<uint32_t> selected;
   for (uint32_t i = 0; i < profile.allocations.size(); i++)
-    if (profile.allocations[i].source == r.source) selected.push_back(i);
+    if (profile.allocations[i].source == r.source && matches(profile, profile.allocations[i], options.filters))
+      selected.push_back(i);
+  if (selected.empty()) throw ReportError("no samples match " + filters_text(options.filters));
+  if (options.by == ReportOptions::By::Context && options.context.kind == ContextKey::Kind::Attribute &&
+      std::find(profile.context_attributes.begin(), profile.context_attributes.end(), options.context.attribute) ==
+          profile.context_attributes.end())
+    throw ReportError("no context attribute '" + options.context.attribute + "' in the recording" +
+                      attributes_text(profile));
+  for (const auto& p : profile.processes) r.tags.insert(p.tags.begin(), p.tags.end());
 
   bool live_data = has_native && has_live_data(profile);
-  if (options.live && !live_data)
-    throw ReportError(has_native ? "no live data: the recording has no frees (record with live tracking on)"
-                                 : "no live data: JDK allocation samples come without frees");
+  if (options.live) check_live_view(profile);
 
   describe_processes(profile, selected, r);
   Aggregate allocated = aggregate(profile, selected);
@@ -144,6 +188,8 @@ Report build_report(const Profile& profile, const ReportOptions& options) {
   Aggregate live_aggregate;
   if (live_data) {
     live_set = live_allocations(profile);
+    std::erase_if(live_set.allocations,
+                  [&](uint32_t i) { return !matches(profile, profile.allocations[i], options.filters); });
     live_aggregate = aggregate(profile, live_set.allocations);
     describe_live(profile, live_set, live_aggregate, r);
   }
@@ -155,6 +201,14 @@ Report build_report(const Profile& profile, const ReportOptions& options) {
   if (options.by == ReportOptions::By::Stack) {
     r.stacks = rank(profile, view.stacks, options.top, options.live ? &live_set.allocations : nullptr);
     r.stacks_share = share(r.stacks, view.totals.bytes);
+  }
+  if (options.by == ReportOptions::By::Context) {
+    r.contexts = by_context(profile, options.live ? live_set.allocations : selected, options.context);
+    r.context_count = r.contexts.size();
+    if (r.contexts.size() > options.top) r.contexts.resize(options.top);
+    double bytes = 0;
+    for (const auto& c : r.contexts) bytes += c.totals.bytes;
+    r.contexts_share = fraction(bytes, view.totals.bytes);
   }
   size_t functions = std::min(options.top, view.functions.size());
   r.functions.assign(view.functions.begin(), view.functions.begin() + static_cast<std::ptrdiff_t>(functions));

@@ -4,25 +4,38 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cli/report/aggregation.h"
+#include "cli/report/collapsed_stacks.h"
+#include "cli/report/output_format.h"
+#include "cli/report/context_rows.h"
 #include "formats/profile/profile.h"
 
 namespace nmprof::report {
 
 struct ReportOptions {
-  enum class By { Stack, Function };
-  enum class Format { Text, Json };
+  enum class By { Stack, Function, Context };
+  using Format = report::Format;
   std::string file;
+  std::string output;     // empty: standard output
+  std::string diff_base;  // --diff: the recording to compare with
   size_t top = 10;
   By by = By::Stack;
-  Format format = Format::Text;
+  std::optional<Format> format;  // unset: from the output's extension, else text
+  Value value = Value::Bytes;    // of collapsed stacks
   bool live = false;  // rank what is live at the end instead of what was allocated
+  ContextKey context;                  // with By::Context
+  std::vector<ContextFilter> filters;  // only samples matching all of them (--tag)
 };
+
+// Reads --by: stack, function, span, local-root-span or attribute:NAME. Returns an
+// error message, or nothing and sets options.by (and options.context).
+std::optional<std::string> parse_by(const std::string& text, ReportOptions& options);
 
 struct ProcessSummary {
   uint32_t process = 0;  // index into Profile::processes
@@ -66,6 +79,10 @@ struct Report {
   size_t stack_count = 0;           // distinct stacks in the view
   std::vector<FunctionRow> functions;
   size_t function_count = 0;
+  std::vector<ContextRow> contexts;  // top N with --by a context key
+  double contexts_share = 0;         // of the view's bytes
+  size_t context_count = 0;          // distinct values in the view
+  std::map<std::string, std::string> tags;  // static tags of all processes
 
   std::vector<std::string> warnings;  // damage met while reading the file
   std::vector<std::string> notes;     // caveats about the numbers
@@ -73,6 +90,11 @@ struct Report {
 
 // Throws ReportError when the profile has nothing to report in the requested view.
 Report build_report(const profile::Profile& profile, const ReportOptions& options);
+// The samples a report covers: native ones when there are any; a JDK recording still
+// gets a Java heap summary. Throws ReportError when there are no allocations.
+profile::AllocationSource reported_source(const profile::Profile& profile);
+// Throws ReportError saying why when there is no live view of the profile.
+void check_live_view(const profile::Profile& profile);
 // Whether the recording tracked frees, so that a live view can be computed.
 bool has_live_data(const profile::Profile& profile);
 

@@ -1,38 +1,162 @@
 #include "cli/report/report_command.h"
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <optional>
 #include <system_error>
 
+#include "cli/report/collapsed_stacks.h"
+#include "cli/report/diff_report.h"
+#include "cli/report/heap_view.h"
 #include "cli/report/json_report.h"
+#include "cli/report/output_file.h"
+#include "cli/report/pprof_export.h"
 #include "cli/report/text_layout.h"
 #include "cli/report/text_report.h"
 #include "cli/report/units.h"
 #include "formats/jfr/byte_reader.h"
+#include "formats/pprof/gzip.h"
 #include "formats/profile/jfr_profile.h"
 
 namespace nmprof::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+Format chosen_format(const ReportOptions& options) {
+  if (options.format) return *options.format;
+  return format_of_path(options.output).value_or(Format::Text);
+}
+
+void write_profile(const profile::Profile& profile, const ReportOptions& options, Format format, std::ostream& out) {
+  switch (format) {
+    case Format::Pprof: {
+      if (options.live) check_live_view(profile);
+      std::string bytes = pprof::encode(to_pprof(profile, heap_view(profile), nullptr, options.live));
+      out << pprof::gzip(bytes);
+      return;
+    }
+    case Format::Collapsed:
+      if (options.live) check_live_view(profile);
+      write_collapsed(profile, heap_view(profile), options.live, options.value, out);
+      return;
+    case Format::Json: write_json_report(build_report(profile, options), out); return;
+    case Format::Text:
+    case Format::Jfr: write_text_report(build_report(profile, options), out); return;
+  }
+}
+
+void write_diff(const profile::Profile& base, const profile::Profile& now, const ReportOptions& options, Format format,
+                std::ostream& out) {
+  if (format == Format::Pprof) throw ReportError("--diff writes text, json or collapsed, not pprof");
+  Diff diff = diff_profiles(base, now, options.live);
+  diff.base_file = options.diff_base;
+  diff.new_file = options.file;
+  if (format == Format::Json)
+    write_diff_json(diff, options.top, out);
+  else if (format == Format::Collapsed)
+    write_diff_collapsed(diff, options.value, out);
+  else
+    write_diff_text(diff, options.top, out);
+}
+
+profile::Profile read_reported(const std::string& file, std::ostream& err) {
+  profile::Profile profile = profile::read_profile(file);
+  for (const auto& w : profile.warnings) err << "nmprof report: warning: " << file << ": " << w << "\n";
+  return profile;
+}
+
+}  // namespace
 
 int run_report(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   const std::string prefix = "nmprof report: ";
+  Format format = chosen_format(options);
+  if (format == Format::Jfr) {
+    err << prefix << options.output << ": report writes " << report_format_choices() << ", not JFR\n";
+    return 1;
+  }
+  if (format == Format::Pprof && options.output.empty() && isatty(STDOUT_FILENO)) {
+    err << prefix << "pprof output is binary: give -o FILE.pb.gz\n";
+    return 1;
+  }
+  std::string current = options.file;  // the file being read, for messages
   try {
-    profile::Profile profile = profile::read_profile(options.file);
-    for (const auto& w : profile.warnings) err << prefix << "warning: " << options.file << ": " << w << "\n";
-    Report report = build_report(profile, options);
-    if (options.format == ReportOptions::Format::Json)
-      write_json_report(report, out);
-    else
-      write_text_report(report, out);
+    std::optional<OutputFile> file;
+    if (!options.output.empty()) file.emplace(options.output);
+    std::ostream& sink = file ? file->stream() : out;
+    profile::Profile profile = read_reported(options.file, err);
+    if (options.diff_base.empty()) {
+      write_profile(profile, options, format, sink);
+    } else {
+      current = options.diff_base;
+      profile::Profile base = read_reported(options.diff_base, err);
+      current = options.file;
+      write_diff(base, profile, options, format, sink);
+    }
+    if (file) file->commit();
     return 0;
   } catch (const std::system_error& e) {
     err << prefix << e.what() << "\n";
   } catch (const jfr::FormatError& e) {
-    err << prefix << options.file << ": " << e.what() << "\n";
+    err << prefix << current << ": " << e.what() << "\n";
   } catch (const ReportError& e) {
-    err << prefix << options.file << ": " << e.what() << "\n";
+    err << prefix << current << ": " << e.what() << "\n";
   }
   return 1;
 }
 
-void print_run_summary(const profile::Profile& profile, const std::string& file, size_t top, std::ostream& out) {
+std::string recording_path(const std::string& output, bool keep_jfr) {
+  std::optional<Format> format = format_of_path(output);
+  if (!format || format == Format::Jfr) return output;
+  fs::path path(output);
+  std::string name = path.filename().string();
+  std::string stem = name.substr(0, name.rfind(format == Format::Pprof && name.ends_with(".pb.gz") ? ".pb.gz"
+                                                                                                   : path.extension().string()));
+  return (path.parent_path() / (keep_jfr ? stem + ".jfr" : ".nmprof-" + stem + ".jfr")).string();
+}
+
+bool deliver_recording(const Delivery& d, std::ostream& out) {
+  bool converted = d.recording == d.output;
+  std::optional<profile::Profile> profile;
+  std::string problem;
+  try {
+    profile = profile::read_profile(d.recording);
+    if (!converted) {
+      OutputFile file(d.output);
+      ReportOptions options;
+      options.file = d.recording;
+      Format format = chosen_format({.output = d.output});
+      options.live = format == Format::Pprof && has_live_data(*profile);  // opens on inuse_space
+      write_profile(*profile, options, format, file.stream());
+      file.commit();
+      converted = true;
+    }
+  } catch (const std::exception& e) {
+    problem = e.what();
+  }
+  if (!converted) {
+    out << "nmprof: the recording could not be converted to " << d.output << " (" << problem << "); it is kept in "
+        << d.recording << "\n";
+    return false;
+  }
+  bool jfr_kept = d.recording == d.output || d.keep_jfr;
+  if (!jfr_kept) fs::remove(d.recording);
+  std::string kept = jfr_kept && d.recording != d.output ? " (recording: " + d.recording + ")" : "";
+  if (d.quiet || !profile) {
+    out << "nmprof: recording written to " << d.output << kept;
+    if (!profile) out << ", but it cannot be summarized: " << problem;
+    out << "\n";
+    return true;
+  }
+  print_run_summary(*profile, d.output + kept, jfr_kept ? d.recording : "", d.top, out);
+  if (!jfr_kept && chosen_format({.output = d.output}) == Format::Pprof)
+    out << "  more: go tool pprof -top " << shell_quote(d.output) << "\n";
+  return true;
+}
+
+void print_run_summary(const profile::Profile& profile, const std::string& file, const std::string& recording,
+                       size_t top, std::ostream& out) {
   const std::string indent = "  ";
   out << "nmprof: profile written to " << file;
   if (profile.processes.size() > 1) out << " (" << profile.processes.size() << " processes)";
@@ -41,7 +165,6 @@ void print_run_summary(const profile::Profile& profile, const std::string& file,
   Report r;
   try {
     ReportOptions options;
-    options.file = file;
     options.top = top;
     options.live = has_live_data(profile);
     r = build_report(profile, options);
@@ -59,7 +182,7 @@ void print_run_summary(const profile::Profile& profile, const std::string& file,
   for (const auto& note : r.notes) write_wrapped(out, indent + "warning: ", note, kTextWidth);
   out << indent << "top stacks by " << (live ? "live" : "allocated") << " bytes:\n";
   write_compact_stacks(profile, r.stacks, r.view_totals.bytes, out);
-  out << indent << "more: nmprof report " << shell_quote(file) << (live ? " --live" : "") << "\n";
+  if (!recording.empty()) out << indent << "more: nmprof report " << shell_quote(recording) << (live ? " --live" : "") << "\n";
 }
 
 }  // namespace nmprof::report

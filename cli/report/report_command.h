@@ -1,5 +1,6 @@
-// `nmprof report FILE [--top N] [--by stack|function] [--format text|json] [--live]`
-// and the summary `nmprof run` prints when the profiled program has exited.
+// `nmprof report FILE [--format text|json|pprof|collapsed] [-o OUT] [--diff BASE] ...`,
+// and what `nmprof run` and `attach` do with a recording once it is complete: convert
+// it to the format their -o names, and print the summary.
 #pragma once
 
 #include <cstddef>
@@ -11,12 +12,31 @@
 
 namespace nmprof::report {
 
-// Reads options.file and writes the report to out; problems go to err as one line
-// each. Returns the exit status: 0, or 1 when there is nothing to report.
+// Reads options.file and writes the report to options.output, or to out; problems go
+// to err as one line each. Returns the exit status: 0, or 1 on failure.
 int run_report(const ReportOptions& options, std::ostream& out, std::ostream& err);
 
-// Where the recording is, its totals, the top stacks (live ones when anything is
-// live at the end) and the command that shows more.
-void print_run_summary(const profile::Profile& profile, const std::string& file, size_t top, std::ostream& out);
+// Where run and attach put the JFR recording for an output file: the output itself
+// when it is JFR (or of no known format); else "<name>.jfr" beside it when the JFR is
+// to be kept, a hidden temporary name when not.
+std::string recording_path(const std::string& output, bool keep_jfr);
+
+struct Delivery {
+  std::string recording;  // from recording_path
+  std::string output;
+  bool keep_jfr = false;
+  size_t top = 10;     // stacks in the summary
+  bool quiet = false;  // no summary, only where the output is
+};
+
+// Converts the recording to the output's format (removing the recording unless it is
+// kept) and prints the summary to out. A recording that cannot be converted is kept,
+// and out says where. Returns false when the conversion failed.
+bool deliver_recording(const Delivery& delivery, std::ostream& out);
+
+// Where the profile is (`file`), its totals, the top stacks (live ones when anything
+// is live at the end) and the command that shows more of `recording` (unless empty).
+void print_run_summary(const profile::Profile& profile, const std::string& file, const std::string& recording,
+                       size_t top, std::ostream& out);
 
 }  // namespace nmprof::report

@@ -82,6 +82,12 @@ void write_header(const Report& r, std::ostream& out) {
     write_line(out, "Process", about);
     if (const std::string* runtime = proc.setting("runtime")) write_line(out, "Runtime", *runtime);
   }
+  if (!r.tags.empty()) {
+    std::string tags;
+    for (const auto& [key, value] : r.tags) tags += (tags.empty() ? "" : ", ") + key + "=" + value;
+    write_line(out, "Tags", tags);
+  }
+  if (!r.options.filters.empty()) write_line(out, "Only", "samples with " + filters_text(r.options.filters));
   write_line(out, "Duration", format_duration(r.end_nanos - r.start_nanos));
   if (r.sampling_interval)
     write_line(out, "Sampling",
@@ -171,6 +177,27 @@ void write_stacks(const Report& r, std::ostream& out) {
   }
 }
 
+// --by span, local-root-span or attribute:NAME: one line per value.
+void write_contexts(const Report& r, std::ostream& out) {
+  bool live = r.options.live;
+  std::string key = context_key_name(r.options.context);
+  out << "\nTop " << r.contexts.size() << " values of " << key << " by " << (live ? "live" : "allocated")
+      << " bytes (of " << format_count(static_cast<double>(r.context_count)) << "; they hold "
+      << format_percent(r.contexts_share) << ")\n";
+  bool estimated = r.source == AllocationSource::Native && r.estimates;
+  const char* count_title = !estimated ? "samples" : live ? "~blocks" : "~allocs";
+  out << pad_left("bytes", 10) << pad_left("share", 8) << pad_left(count_title, 10) << pad_left("samples", 9)
+      << "  value\n";
+  for (const auto& c : r.contexts) {
+    const Totals& t = c.totals;
+    std::string line = pad_left(format_bytes(t.bytes), 10) +
+                       pad_left(format_percent(fraction(t.bytes, r.view_totals.bytes)), 8) +
+                       pad_left(format_count(estimated ? t.count : static_cast<double>(t.samples)), 10) +
+                       pad_left(format_count(static_cast<double>(t.samples)), 9) + "  ";
+    out << line << cut_end(c.value.empty() ? "(none)" : c.value, kTextWidth - line.size()) << "\n";
+  }
+}
+
 void write_functions(const Report& r, std::ostream& out) {
   const Profile& p = *r.profile;
   if (r.functions.empty()) return;
@@ -253,6 +280,7 @@ void write_text_report(const Report& r, std::ostream& out) {
     write_live_details(r, out, "  ");
   }
   if (r.options.by == ReportOptions::By::Stack) write_stacks(r, out);
+  if (r.options.by == ReportOptions::By::Context) write_contexts(r, out);
   write_functions(r, out);
   if (r.live && !r.options.live) write_live_section(r, out);
 }

@@ -13,6 +13,7 @@ bool ChunkWriter::begin(int fd, const ByteBuffer& metadata_record, const ChunkCl
   if (end < 0) return ok_ = false;
   chunk_start_ = static_cast<uint64_t>(end);
   size_ = 0;
+  committed_ = 0;
   last_checkpoint_ = 0;
   ok_ = true;
 
@@ -20,8 +21,8 @@ bool ChunkWriter::begin(int fd, const ByteBuffer& metadata_record, const ChunkCl
   metadata_offset_ = kChunkHeaderSize;
   if (!write_all(placeholder, sizeof placeholder) || !metadata_record.ok() ||
       !write_all(metadata_record.data(), metadata_record.size()))
-    return ok_ = false;
-  return patch_header(clock.start_ticks);
+    return cut_back();
+  return patch_header(clock.start_ticks) || cut_back();
 }
 
 bool ChunkWriter::begin(int fd, const Metadata& metadata, const ChunkClock& clock) {
@@ -37,11 +38,20 @@ bool ChunkWriter::append(const ConstantPools& pools, const ByteBuffer& events, u
     int64_t delta = last_checkpoint_ ? static_cast<int64_t>(last_checkpoint_) - static_cast<int64_t>(size_) : 0;
     uint64_t at = size_;
     pools.encode_checkpoint(scratch_, now_ticks, delta);
-    if (!scratch_.ok() || !write_all(scratch_.data(), scratch_.size())) return ok_ = false;
+    if (!scratch_.ok() || !write_all(scratch_.data(), scratch_.size())) return cut_back();
     last_checkpoint_ = at;
   }
-  if (!events.ok() || !write_all(events.data(), events.size())) return ok_ = false;
-  return patch_header(now_ticks);
+  if (!events.ok() || !write_all(events.data(), events.size())) return cut_back();
+  return patch_header(now_ticks) || cut_back();
+}
+
+// Drops what the header does not cover (the whole chunk if it has no header yet),
+// keeping errno for the caller's message.
+bool ChunkWriter::cut_back() {
+  int error = errno;
+  if (ftruncate(fd_, static_cast<off_t>(chunk_start_ + committed_)) == 0) size_ = committed_;
+  errno = error;
+  return ok_ = false;
 }
 
 bool ChunkWriter::write_all(const void* p, size_t n) {
@@ -76,7 +86,10 @@ bool ChunkWriter::patch_header(uint64_t now_ticks) {
   h[67] = 1 | 2;  // flags: compressed integers | final chunk
   for (;;) {
     ssize_t w = pwrite(fd_, h, sizeof h, static_cast<off_t>(chunk_start_));
-    if (w == static_cast<ssize_t>(sizeof h)) return true;
+    if (w == static_cast<ssize_t>(sizeof h)) {
+      committed_ = size_;
+      return true;
+    }
     if (w < 0 && errno == EINTR) continue;
     return ok_ = false;
   }

@@ -1,6 +1,8 @@
 // Writes one JFR chunk to a file incrementally. After every append() the file is a
 // complete, valid recording (the header is patched to cover everything written), so
-// a process that dies between appends loses only what it had not appended yet.
+// a process that dies between appends loses only what it had not appended yet. A
+// write that fails (a full disk) is cut off again: the file stays the recording of
+// the appends before it.
 #pragma once
 
 #include <cstddef>
@@ -38,11 +40,13 @@ class ChunkWriter {
  private:
   bool write_all(const void* p, size_t n);
   bool patch_header(uint64_t now_ticks);
+  bool cut_back();
 
   int fd_ = -1;
   bool ok_ = false;
   uint64_t chunk_start_ = 0;  // file offset of the chunk
   uint64_t size_ = 0;         // bytes of the chunk written so far
+  uint64_t committed_ = 0;    // of which the header covers (0: no header yet)
   uint64_t metadata_offset_ = 0;
   uint64_t last_checkpoint_ = 0;  // offset within the chunk, 0 = none yet
   ChunkClock clock_{};

@@ -7,7 +7,7 @@
 
 namespace nmprof::jfr {
 
-FieldBinding::FieldBinding(const Type& type, std::initializer_list<std::string_view> names)
+FieldBinding::FieldBinding(const Type& type, std::span<const std::string_view> names)
     : type_(&type), slot_of_field_(type.fields.size(), -1), present_(names.size(), false) {
   int slot = 0;
   for (std::string_view name : names) {

@@ -20,7 +20,9 @@ class FieldBinding {
  public:
   FieldBinding() = default;
   // Slot i receives the field named names[i]; a name the type lacks leaves its slot null.
-  FieldBinding(const Type& type, std::initializer_list<std::string_view> names);
+  FieldBinding(const Type& type, std::initializer_list<std::string_view> names)
+      : FieldBinding(type, std::span<const std::string_view>(names.begin(), names.size())) {}
+  FieldBinding(const Type& type, std::span<const std::string_view> names);
 
   size_t slot_count() const { return present_.size(); }
   // Whether the type has the field of that slot.

@@ -24,6 +24,7 @@ class SmallRecord {
  public:
   explicit SmallRecord(uint64_t type) { varint(type); }
   void varint(uint64_t v) { length_ += encode_varint(v, bytes_ + length_); }
+  void u8(uint8_t v) { bytes_[length_++] = v; }
   void f32(float v) {
     uint32_t bits;
     memcpy(&bits, &v, sizeof bits);
@@ -32,8 +33,9 @@ class SmallRecord {
   void append_to(ByteBuffer& out) const { append_record(out, bytes_, length_); }
 
  private:
-  // Room for 12 varints and a float: more than any small event has.
-  uint8_t bytes_[12 * kMaxVarintLength + 4];
+  // Room for 20 varints, a float and 8 bytes: more than any small event has (a
+  // profiler.Malloc with 8 context attributes needs 16 varints, 8 bytes and a float).
+  uint8_t bytes_[20 * kMaxVarintLength + 12];
   size_t length_ = 0;
 };
 

@@ -52,7 +52,23 @@ TypeDecl event_type(const char* name, uint64_t id, std::string text, std::vector
   return t;
 }
 
-Metadata build() {
+std::vector<FieldDecl> malloc_fields(std::span<const std::string> context_attributes) {
+  std::vector<FieldDecl> fields = {
+      start_time(), pooled("eventThread", kThread, "Event Thread"), pooled("stackTrace", kStackTrace, "Stack Trace"),
+      address(), bytes("size", "Size"),
+      annotated(field("weight", kFloat, "Weight"),
+                {description("Allocations this sample stands for (1/probability of sampling it)")}),
+      pooled("allocator", kAllocator, "Allocator"),
+      annotated(field(kSpanIdField, kLong, "Span Id"), {description("The thread's span when sampled; 0 for none")}),
+      annotated(field(kLocalRootSpanIdField, kLong, "Local Root Span Id"),
+                {description("The root span of the thread's request in this process; 0 for none")})};
+  // Their values refer to the java.lang.String pool (string encoding 2), empty for none.
+  for (const std::string& name : context_attributes)
+    fields.push_back(annotated(field(name, kString, name), {description("Context attribute")}));
+  return fields;
+}
+
+Metadata build(std::span<const std::string> context_attributes) {
   Metadata m;
   m.add(primitive("boolean", kBoolean));
   m.add(primitive("float", kFloat));
@@ -87,12 +103,7 @@ Metadata build() {
          {field("name", kString, "Name")}});
   m.add({"jdk.types.Symbol", kSymbol, "", true, {label("Symbol")}, {field("string", kString, "String")}});
 
-  m.add(event_type(kMallocName, kMallocEvent, "Malloc",
-                   {start_time(), pooled("eventThread", kThread, "Event Thread"),
-                    pooled("stackTrace", kStackTrace, "Stack Trace"), address(), bytes("size", "Size"),
-                    annotated(field("weight", kFloat, "Weight"),
-                              {description("Allocations this sample stands for (1/probability of sampling it)")}),
-                    pooled("allocator", kAllocator, "Allocator")},
+  m.add(event_type(kMallocName, kMallocEvent, "Malloc", malloc_fields(context_attributes),
                    "A sampled native memory allocation"));
   m.add(event_type(kFreeName, kFreeEvent, "Free",
                    {start_time(), pooled("eventThread", kThread, "Event Thread"),
@@ -112,6 +123,9 @@ Metadata build() {
                     field("id", kLong, "Event Id"), field("name", kString, "Setting Name"),
                     field("value", kString, "Setting Value")},
                    "An option the agent recorded with"));
+  m.add(event_type(kTagName, kTagEvent, "Recording Tag",
+                   {start_time(), field("key", kString, "Key"), field("value", kString, "Value")},
+                   "A tag the user gave the whole recording (--tag KEY=VALUE)"));
   m.add(event_type(kStatisticsName, kStatisticsEvent, "Profiler Statistics",
                    {start_time(), field("samples", kLong, "Samples"),
                     field("lostSamples", kLong, "Lost Samples"), bytes("agentMemory", "Agent Memory"),
@@ -120,7 +134,9 @@ Metadata build() {
                               {description("Samples whose frees were not tracked: the tracking table was full")}),
                     bytes("trackingMemory", "Tracking Memory"),
                     annotated(bytes("liveBytes", "Live Bytes"),
-                              {description("Estimated bytes still allocated in sampled stacks")})},
+                              {description("Estimated bytes still allocated in sampled stacks")}),
+                    annotated(field("undeclaredAttributes", kLong, "Undeclared Attributes"),
+                              {description("Context attributes set by name without being declared (ignored)")})},
                    "Totals of the agent's own work, as of this event"));
 
   m.add(annotation_type("jdk.jfr.Label", kLabel, true));
@@ -146,8 +162,10 @@ const char* frame_type_name(FrameTypeKey key) {
 const char* allocator_name(AllocatorKey key) { return key == kZendMM ? "ZendMM" : "libc"; }
 
 const Metadata& nmprof_metadata() {
-  static const Metadata metadata = build();
+  static const Metadata metadata = build({});
   return metadata;
 }
+
+Metadata nmprof_metadata(std::span<const std::string> context_attributes) { return build(context_attributes); }
 
 }  // namespace nmprof::jfr::schema

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <string>
 
 #include "formats/jfr/metadata.h"
 
@@ -32,6 +34,7 @@ enum TypeId : uint64_t {
   kProcessEvent = 122,
   kSettingEvent = 123,
   kStatisticsEvent = 124,
+  kTagEvent = 125,
 
   kLabel = 201,
   kCategory = 202,
@@ -75,8 +78,15 @@ inline constexpr const char* kFreeName = "profiler.Free";
 inline constexpr const char* kProcessName = "nmprof.Process";
 inline constexpr const char* kSettingName = "jdk.ActiveSetting";
 inline constexpr const char* kStatisticsName = "nmprof.Statistics";
+inline constexpr const char* kTagName = "nmprof.Tag";
+inline constexpr const char* kSpanIdField = "spanId";
+inline constexpr const char* kLocalRootSpanIdField = "localRootSpanId";
 
-// The complete metadata of an nmprof recording.
+// The complete metadata of an nmprof recording whose profiler.Malloc events carry no
+// context attributes.
 const Metadata& nmprof_metadata();
+// The same, with one java.lang.String field per context attribute after
+// localRootSpanId, named as declared, in that order.
+Metadata nmprof_metadata(std::span<const std::string> context_attributes);
 
 }  // namespace nmprof::jfr::schema

@@ -22,6 +22,7 @@ constexpr const char* kJavaSampleName = "jdk.ObjectAllocationSample";
 constexpr const char* kJvmInformationName = "jdk.JVMInformation";
 
 // Slots of the fields read from sample events, in binding order.
+// Context attribute fields follow the fixed slots of profiler.Malloc.
 enum MallocSlot {
   kMallocTime,
   kMallocThread,
@@ -30,6 +31,8 @@ enum MallocSlot {
   kMallocSize,
   kMallocWeight,
   kMallocAllocator,
+  kMallocSpan,
+  kMallocRootSpan,
   kMallocSlots
 };
 enum FreeSlot { kFreeTime, kFreeThread, kFreeAddress, kFreeSlots };
@@ -70,6 +73,7 @@ class ProfileBuilder {
     const Type* jvm_type = types.find(kJvmInformationName);
     const Type* setting_type = types.find(schema::kSettingName);
     const Type* statistics_type = types.find(schema::kStatisticsName);
+    const Type* tag_type = types.find(schema::kTagName);
 
     Process p;
     p.start_nanos = chunk.header().start_nanos;
@@ -101,6 +105,9 @@ class ProfileBuilder {
         p.settings[text_of(chunk, v.field("name"))] = text_of(chunk, v.field("value"));
       } else if (type == statistics_type) {
         p.statistics = statistics_of(*type, e.value());
+      } else if (type == tag_type) {
+        Value v = e.value();
+        p.tags[text_of(chunk, v.field("key"))] = text_of(chunk, v.field("value"));
       }
     });
     return p;
@@ -126,8 +133,24 @@ class ProfileBuilder {
       if (mine->empty()) *mine = std::move(*theirs);
     if (!p.parent_pid) p.parent_pid = described.parent_pid;
     for (auto& [name, value] : described.settings) p.settings[name] = std::move(value);
+    for (auto& [key, value] : described.tags) p.tags[key] = std::move(value);
     if (!described.statistics.empty()) p.statistics = std::move(described.statistics);
     return static_cast<uint32_t>(same - processes.begin());
+  }
+
+  // The profile-wide attribute index of each String field of profiler.Malloc (its
+  // context attributes); their names are appended to `names` after the fixed fields.
+  std::vector<size_t> context_attributes(const Type& malloc_type, std::vector<std::string_view>& names) {
+    std::vector<size_t> indexes;
+    auto& known = profile_.context_attributes;
+    for (const jfr::Field& f : malloc_type.fields) {
+      if (!f.type || f.type->name != "java.lang.String" || f.array) continue;
+      auto it = std::find(known.begin(), known.end(), f.name);
+      if (it == known.end()) it = known.insert(known.end(), f.name);
+      indexes.push_back(static_cast<size_t>(it - known.begin()));
+      names.push_back(f.name);
+    }
+    return indexes;
   }
 
   void read_samples(const Chunk& chunk, uint32_t process) {
@@ -136,8 +159,14 @@ class ProfileBuilder {
     const Type* free_type = types.find(schema::kFreeName);
     const Type* java_type = types.find(kJavaSampleName);
     FieldBinding mallocs, frees, java_samples;
-    if (malloc_type)
-      mallocs = FieldBinding(*malloc_type, {"startTime", "eventThread", "stackTrace", "address", "size", "weight", "allocator"});
+    std::vector<std::string_view> malloc_fields = {"startTime", "eventThread", "stackTrace",
+                                                   "address",   "size",        "weight",
+                                                   "allocator", schema::kSpanIdField, schema::kLocalRootSpanIdField};
+    std::vector<size_t> attributes;
+    if (malloc_type) {
+      attributes = context_attributes(*malloc_type, malloc_fields);
+      mallocs = FieldBinding(*malloc_type, malloc_fields);
+    }
     if (free_type) frees = FieldBinding(*free_type, {"startTime", "eventThread", "address"});
     if (java_type) java_samples = FieldBinding(*java_type, {"startTime", "eventThread", "stackTrace", "weight"});
     // async-profiler's profiler.Malloc has no weight: each sample counts once.
@@ -168,7 +197,8 @@ class ProfileBuilder {
     };
 
     int64_t last_event = profile_.processes[process].end_nanos;
-    Value slots[kMallocSlots];
+    std::vector<Value> slots(malloc_fields.size());
+    Context context;
     chunk.for_each_event([&](const Event& e) {
       const Type* type = &e.type();
       if (type == malloc_type) {
@@ -181,17 +211,26 @@ class ProfileBuilder {
         a.size = static_cast<uint64_t>(slots[kMallocSize].integer());
         a.weight = weighted ? static_cast<float>(slots[kMallocWeight].number()) : 1.0f;
         if (mallocs.has(kMallocAllocator)) a.allocator = allocator(slots[kMallocAllocator]);
+        a.span_id = static_cast<uint64_t>(slots[kMallocSpan].integer());
+        a.local_root_span_id = static_cast<uint64_t>(slots[kMallocRootSpan].integer());
+        if (!attributes.empty()) {
+          context.values.assign(profile_.context_attributes.size(), std::string());
+          for (size_t i = 0; i < attributes.size(); i++)
+            if (slots[kMallocSlots + i].kind() == Value::Kind::String)
+              context.values[attributes[i]] = slots[kMallocSlots + i].string();
+          a.context = profile_.add_context(context);
+        }
         a.process = process;
         profile_.allocations.push_back(a);
         last_event = std::max(last_event, a.time_nanos);
       } else if (type == free_type) {
-        e.read(frees, {slots, kFreeSlots});
+        e.read(frees, {slots.data(), kFreeSlots});
         Free f{header.ticks_to_nanos(slots[kFreeTime].integer()), static_cast<uint64_t>(slots[kFreeAddress].integer()),
                process, thread(slots[kFreeThread])};
         profile_.frees.push_back(f);
         last_event = std::max(last_event, f.time_nanos);
       } else if (type == java_type) {
-        e.read(java_samples, {slots, kJavaSlots});
+        e.read(java_samples, {slots.data(), kJavaSlots});
         // The JDK's weight is the bytes the sample stands for; there is no count estimate.
         Allocation a;
         a.time_nanos = header.ticks_to_nanos(slots[kJavaTime].integer());

@@ -84,6 +84,26 @@ size_t Profile::Hash::operator()(const Thread& t) const {
   return combine(h, std::hash<std::string>()(t.name));
 }
 
+size_t Profile::Hash::operator()(const Context& c) const {
+  size_t h = c.values.size();
+  for (const auto& v : c.values) h = combine(h, std::hash<std::string>()(v));
+  return h;
+}
+
+uint32_t Profile::add_context(const Context& context) {
+  Context trimmed = context;  // trailing empty values are implied
+  while (!trimmed.values.empty() && trimmed.values.back().empty()) trimmed.values.pop_back();
+  return intern(trimmed, contexts_, context_ids_);
+}
+
+const std::string& Profile::attribute(uint32_t context, std::string_view name) const {
+  static const std::string kNone;
+  const auto& values = contexts_[context].values;
+  for (size_t i = 0; i < context_attributes.size() && i < values.size(); i++)
+    if (context_attributes[i] == name) return values[i];
+  return kNone;
+}
+
 uint32_t Profile::add_frame(const Frame& frame) { return intern(frame, frames_, frame_ids_); }
 
 uint32_t Profile::add_stack(const Stack& stack) { return intern(stack, stacks_, stack_ids_); }

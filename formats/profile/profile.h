@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -68,6 +69,7 @@ struct Process {
   int64_t start_nanos = 0;  // the recorded span, ns since the Unix epoch
   int64_t end_nanos = 0;
   std::map<std::string, std::string> settings;  // the profiler's options, e.g. nativemem
+  std::map<std::string, std::string> tags;      // the user's static tags (nmprof.Tag)
   std::vector<Statistic> statistics;            // as of the last report of the process
   bool weighted = true;                         // false: its samples had no weight field, each counts once
 
@@ -102,6 +104,9 @@ struct Allocation {
   uint32_t stack = 0;
   AllocationSource source = AllocationSource::Native;
   Allocator allocator = Allocator::Libc;
+  uint32_t context = 0;  // index into Profile::contexts(); 0: no attribute set
+  uint64_t span_id = 0;  // 0: no span
+  uint64_t local_root_span_id = 0;
 
   double estimated_bytes() const { return static_cast<double>(weight) * static_cast<double>(size); }
 };
@@ -113,32 +118,48 @@ struct Free {
   uint32_t thread = 0;
 };
 
+// The attribute values of a sample, by index into Profile::context_attributes ("" for
+// none; missing trailing values are "").
+struct Context {
+  std::vector<std::string> values;
+  bool operator==(const Context&) const = default;
+};
+
 class Profile {
  public:
   std::vector<Process> processes;
   std::vector<Allocation> allocations;
   std::vector<Free> frees;
   std::vector<std::string> warnings;  // what reading the file could not do
+  // Names of the context attributes of all processes, in the order first met.
+  std::vector<std::string> context_attributes;
 
   uint32_t add_frame(const Frame& frame);
   uint32_t add_stack(const Stack& stack);
   uint32_t add_thread(const Thread& thread);
+  uint32_t add_context(const Context& context);  // the empty context is 0
+  // The value of attribute `name` in a context; "" when not set or not declared.
+  const std::string& attribute(uint32_t context, std::string_view name) const;
   const std::vector<Frame>& frames() const { return frames_; }
   const std::vector<Stack>& stacks() const { return stacks_; }
   const std::vector<Thread>& threads() const { return threads_; }
+  const std::vector<Context>& contexts() const { return contexts_; }
 
  private:
   struct Hash {
     size_t operator()(const Frame& f) const;
     size_t operator()(const Stack& s) const;
     size_t operator()(const Thread& t) const;
+    size_t operator()(const Context& c) const;
   };
   std::vector<Frame> frames_;
   std::vector<Stack> stacks_;
   std::vector<Thread> threads_;
+  std::vector<Context> contexts_{Context{}};
   std::unordered_map<Frame, uint32_t, Hash> frame_ids_;
   std::unordered_map<Stack, uint32_t, Hash> stack_ids_;
   std::unordered_map<Thread, uint32_t, Hash> thread_ids_;
+  std::unordered_map<Context, uint32_t, Hash> context_ids_{{Context{}, 0}};
 };
 
 }  // namespace nmprof::profile

@@ -84,6 +84,8 @@ TEST(AgentOptions, FormatParsesBack) {
   o.live = false;
   o.max_tracked = 77;
   o.file = "/out/a,b-%p.jfr";
+  o.tags = {{"service", "shop"}, {"build", "a=b"}};
+  o.context_attributes = {"route", "tenant_id"};
   AgentOptions back;
   EXPECT_FALSE(parse_agent_options(format_agent_options(o), back));
   EXPECT_EQ(back.interval, o.interval);
@@ -91,13 +93,37 @@ TEST(AgentOptions, FormatParsesBack) {
   EXPECT_EQ(back.stack_depth, o.stack_depth);
   EXPECT_EQ(back.live, o.live);
   EXPECT_EQ(back.max_tracked, o.max_tracked);
+  EXPECT_EQ(back.tags, o.tags);
+  EXPECT_EQ(back.context_attributes, o.context_attributes);
+}
+
+TEST(AgentOptions, BadTagsAndAttributesAreRefused) {
+  AgentOptions o;
+  EXPECT_EQ(*parse_agent_options("tag=service", o), "bad tag 'service' (KEY=VALUE, e.g. service=checkout)");
+  EXPECT_TRUE(parse_agent_options("tag==x", o));
+  EXPECT_TRUE(parse_agent_options("attributes=", o));
+  EXPECT_TRUE(parse_agent_options("attributes=a;;b", o));
+  EXPECT_TRUE(parse_agent_options("attributes=1st", o));
+  EXPECT_TRUE(parse_agent_options("attributes=spanId", o));
+  EXPECT_TRUE(parse_agent_options("attributes=a;b;c;d;e;f;g;h;i", o));
+  EXPECT_FALSE(parse_agent_options("attributes=a;b;c;d;e;f;g;h", o));
+  EXPECT_EQ(o.context_attributes.size(), kMaxContextAttributes);
+  EXPECT_TRUE(parse_agent_options("attributes=" + std::string(kMaxAttributeNameLength + 1, 'x'), o));
+  EXPECT_FALSE(parse_agent_options("attributes=" + std::string(kMaxAttributeNameLength, 'x'), o));
+}
+
+TEST(AgentOptions, EmptyTagValueIsAllowed) {
+  Tag tag;
+  EXPECT_FALSE(parse_tag("canary=", &tag));
+  EXPECT_EQ(tag, Tag("canary", ""));
 }
 
 TEST(PathTemplate, ExpandsPidTimeAndPercent) {
-  EXPECT_EQ(expand_path_template("out-%p.jfr", 1234, 0), "out-1234.jfr");
-  EXPECT_EQ(expand_path_template("100%%-%p", 7, 0), "100%-7");
-  EXPECT_EQ(expand_path_template("plain.jfr", 7, 0), "plain.jfr");
-  std::string t = expand_path_template("%t", 1, 86400 * 365);
+  EXPECT_EQ(expand_path_template("out-%p.jfr", 1234, ""), "out-1234.jfr");
+  EXPECT_EQ(expand_path_template("100%%-%p", 7, ""), "100%-7");
+  EXPECT_EQ(expand_path_template("plain.jfr", 7, ""), "plain.jfr");
+  EXPECT_EQ(expand_path_template("a-%t-%%t", 7, "T"), "a-T-%t");
+  std::string t = local_time_text(86400 * 365);
   EXPECT_EQ(t.size(), 15u);  // yyyymmdd-hhmmss
   EXPECT_EQ(t[8], '-');
 }

@@ -31,6 +31,18 @@ TEST(StackTable, EqualStacksShareAnIdAndDifferentOnesDoNot) {
   EXPECT_EQ(table.frames(table.entry(ib))[1].id, 0x2001u);
 }
 
+TEST(StackTable, TheSameAddressesInCodeOfAnotherLoadAreAnotherStack) {
+  // A library unloaded and another loaded at its address: equal pcs, other functions.
+  StackTable table;
+  std::vector<CallFrame> first = {{0x1000, 0, 3, false, 2}, {0x2000, 0, 3, false, 1}};
+  std::vector<CallFrame> second = {{0x1000, 0, 3, false, 3}, {0x2000, 0, 3, false, 1}};
+  bool added;
+  uint32_t a = table.intern(stack_of(first), added);
+  uint32_t b = table.intern(stack_of(second), added);
+  EXPECT_TRUE(added);
+  EXPECT_NE(a, b);
+}
+
 TEST(StackTable, TruncationAndFrameKindsAreDistinct) {
   StackTable table;
   std::vector<CallFrame> f = {{0x1000, 0, 3, false}};

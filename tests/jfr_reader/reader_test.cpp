@@ -1,6 +1,8 @@
 // The generic JFR reader against files made with nmprof's own writer classes.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <string>
@@ -425,6 +427,35 @@ TEST(RecordingReader, ReadsWhatPrecedesEveryCutOfATruncatedFile) {
     // Every malloc whose append is complete is read (an append ends with its events).
     ASSERT_EQ(n, complete) << "cut " << cut;
   }
+}
+
+TEST(RecordingReader, AnAppendThatFailsIsCutOffAndTheFileStaysWhole) {
+  std::string path = testing::temp_path("full.jfr");
+  int fd = open_new(path);
+  NmprofChunk chunk(fd, 7);
+  uint64_t t = chunk.thread("main", 7);
+  uint64_t st = chunk.stack({{"before", "app"}});
+  for (int i = 0; i < 10; i++) chunk.malloc(kTestClock.start_ticks + i, t, st, 0x1000 * (i + 1), 100, 1);
+  chunk.append(kTestClock.start_ticks + 10);
+  size_t complete = chunk.bytes_written();
+  // A file size limit fails the next write part-way, as a full disk does (EFBIG for ENOSPC).
+  struct rlimit saved;
+  getrlimit(RLIMIT_FSIZE, &saved);
+  auto previous = signal(SIGXFSZ, SIG_IGN);
+  struct rlimit limited = {complete + 100, saved.rlim_max};
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &limited), 0);
+  uint64_t later = chunk.stack({{"after", "app"}});
+  for (int i = 0; i < 100; i++) chunk.malloc(kTestClock.start_ticks + 20, t, later, 0x100000 + i, 100, 1);
+  EXPECT_THROW(chunk.append(kTestClock.start_ticks + 20), std::runtime_error);
+  setrlimit(RLIMIT_FSIZE, &saved);
+  signal(SIGXFSZ, previous);
+  close(fd);
+
+  std::vector<uint8_t> file = testing::read_file(path);
+  EXPECT_EQ(file.size(), complete);
+  std::vector<std::string> warnings;
+  EXPECT_EQ(malloc_count(file, &warnings), 10u);
+  EXPECT_TRUE(warnings.empty()) << warnings.front();
 }
 
 TEST(RecordingReader, ReadsRecordsPastAStaleHeaderAfterAKilledWriter) {

@@ -116,6 +116,8 @@ void NmprofChunk::malloc(int64_t ticks, uint64_t thread, uint64_t stack, uint64_
   f.put_varint(size);
   f.put_float(weight);
   f.put_varint(schema::kLibc);
+  f.put_varint(0);  // spanId
+  f.put_varint(0);  // localRootSpanId
   put_record(events_, schema::kMallocEvent, f);
 }
 

@@ -298,7 +298,7 @@ TEST(Report, ATruncatedFileReportsWhatItHoldsWithAWarning) {
 TEST(RunSummary, LeadsWithLiveMemory) {
   std::string path = write_example("summary.jfr");
   std::ostringstream out;
-  print_run_summary(profile::read_profile(path), path, 3, out);
+  print_run_summary(profile::read_profile(path), path, path, 3, out);
   const std::string s = out.str();
   expect_fits(s);
   EXPECT_EQ(s.find("nmprof: profile written to " + path + " (2 processes)\n"), 0u) << s;
@@ -327,7 +327,7 @@ TEST(Report, SaysSoWhenNothingIsLeft) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "No stacks: nothing is live at the end of the recording")) << r.out;
   std::ostringstream summary;
-  print_run_summary(profile::read_profile(path), path, 3, summary);
+  print_run_summary(profile::read_profile(path), path, path, 3, summary);
   EXPECT_FALSE(contains(summary.str(), "live at exit")) << summary.str();
   EXPECT_TRUE(contains(summary.str(),
                        "  allocated:    ~100 B in ~1 allocation (1 sample)\n  top stacks by allocated bytes:\n         "
@@ -338,7 +338,7 @@ TEST(Report, SaysSoWhenNothingIsLeft) {
 TEST(RunSummary, ShowsAllocationsWhenNothingIsTracked) {
   std::string path = write_example("summary-nolive.jfr", false);
   std::ostringstream out;
-  print_run_summary(profile::read_profile(path), path, 2, out);
+  print_run_summary(profile::read_profile(path), path, path, 2, out);
   const std::string s = out.str();
   EXPECT_FALSE(contains(s, "live at exit")) << s;
   EXPECT_TRUE(contains(s, "top stacks by allocated bytes:\n      10.0 MiB   60.6%  parse_request < layer0 < layer1"))

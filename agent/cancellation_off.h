@@ -1,0 +1,24 @@
+// Much of what the agent does from inside a hook is a cancellation point: open,
+// read, write, pwrite, close, nanosleep. A thread of the host cancelled (deferred)
+// while in one would be unwound through the agent's frames, whose C++ personality
+// aborts the process, or would leave the recorder's lock held. While one of these
+// lives, the calling thread cannot be cancelled; a pending cancellation is acted on
+// at the host's next cancellation point, as it would have been without the agent.
+#pragma once
+
+#include <pthread.h>
+
+namespace nmprof {
+
+class CancellationOff {
+ public:
+  CancellationOff() { pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &previous_); }
+  ~CancellationOff() { pthread_setcancelstate(previous_, nullptr); }
+  CancellationOff(const CancellationOff&) = delete;
+  CancellationOff& operator=(const CancellationOff&) = delete;
+
+ private:
+  int previous_;
+};
+
+}  // namespace nmprof

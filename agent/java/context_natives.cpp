@@ -1,0 +1,56 @@
+// The natives of io.nmprof.Context (nmprof-api.jar), exported (exports.map) so that
+// the JVM finds them among its agent libraries: the Java side then writes the
+// thread's nmprof.h context block directly, through a direct buffer.
+#include "agent/java/context_natives.h"
+
+#include <cstring>
+
+#include "agent/thread_context.h"
+#include "agent/thread_state.h"
+
+namespace nmprof {
+
+// Each copy of the class (one per class loader that loaded it) found the agent
+// missing when it was initialized: its static "agent" flag is set now.
+void tell_loaded_context_classes(jvmtiEnv* jvmti, JNIEnv* env) {
+  jint count = 0;
+  jclass* classes = nullptr;
+  if (jvmti->GetLoadedClasses(&count, &classes) != JVMTI_ERROR_NONE) return;
+  for (jint i = 0; i < count; i++) {
+    char* signature = nullptr;
+    if (jvmti->GetClassSignature(classes[i], &signature, nullptr) == JVMTI_ERROR_NONE &&
+        strcmp(signature, "Lio/nmprof/Context;") == 0) {
+      jfieldID agent = env->GetStaticFieldID(classes[i], "agent", "Z");
+      if (agent)
+        env->SetStaticBooleanField(classes[i], agent, JNI_TRUE);
+      else
+        env->ExceptionClear();
+    }
+    jvmti->Deallocate(reinterpret_cast<unsigned char*>(signature));
+    env->DeleteLocalRef(classes[i]);
+  }
+  jvmti->Deallocate(reinterpret_cast<unsigned char*>(classes));
+}
+
+}  // namespace nmprof
+
+extern "C" {
+
+JNIEXPORT jint JNICALL Java_io_nmprof_Context_abi0(JNIEnv*, jclass) { return NMPROF_CONTEXT_ABI; }
+
+JNIEXPORT jobject JNICALL Java_io_nmprof_Context_block0(JNIEnv* env, jclass) {
+  nmprof::AgentGuard guard;
+  nmprof_context_block* block = nmprof::context_of_this_thread();
+  return block ? env->NewDirectByteBuffer(block, sizeof *block) : nullptr;
+}
+
+JNIEXPORT jint JNICALL Java_io_nmprof_Context_attributeIndex0(JNIEnv* env, jclass, jstring name) {
+  nmprof::AgentGuard guard;
+  const char* utf = name ? env->GetStringUTFChars(name, nullptr) : nullptr;
+  if (!utf) return -1;
+  int index = nmprof::declared_attribute_index(utf);
+  env->ReleaseStringUTFChars(name, utf);
+  return index;
+}
+
+}  // extern "C"

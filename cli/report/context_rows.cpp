@@ -1,0 +1,77 @@
+#include "cli/report/context_rows.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace nmprof::report {
+namespace {
+
+using profile::Allocation;
+using profile::Profile;
+
+std::string id_text(uint64_t id) { return id ? std::to_string(id) : std::string(); }
+
+std::string value_of(const Profile& profile, const Allocation& a, const ContextKey& key) {
+  switch (key.kind) {
+    case ContextKey::Kind::Span: return id_text(a.span_id);
+    case ContextKey::Kind::LocalRootSpan: return id_text(a.local_root_span_id);
+    case ContextKey::Kind::Attribute: break;
+  }
+  return profile.attribute(a.context, key.attribute);
+}
+
+bool is_attribute(const Profile& profile, const std::string& name) {
+  return std::find(profile.context_attributes.begin(), profile.context_attributes.end(), name) !=
+         profile.context_attributes.end();
+}
+
+bool matches(const Profile& profile, const Allocation& a, const ContextFilter& filter) {
+  if (is_attribute(profile, filter.key)) return profile.attribute(a.context, filter.key) == filter.value;
+  if (filter.key == "spanId") return id_text(a.span_id) == filter.value;
+  if (filter.key == "localRootSpanId") return id_text(a.local_root_span_id) == filter.value;
+  const auto& tags = profile.processes[a.process].tags;
+  auto tag = tags.find(filter.key);
+  return tag != tags.end() && tag->second == filter.value;
+}
+
+}  // namespace
+
+std::string context_key_name(const ContextKey& key) {
+  switch (key.kind) {
+    case ContextKey::Kind::Span: return "span";
+    case ContextKey::Kind::LocalRootSpan: return "local-root-span";
+    case ContextKey::Kind::Attribute: break;
+  }
+  return "attribute:" + key.attribute;
+}
+
+std::vector<ContextRow> by_context(const Profile& profile, std::span<const uint32_t> allocations,
+                                   const ContextKey& key) {
+  std::vector<ContextRow> rows;
+  std::unordered_map<std::string, size_t> row_of_value;
+  for (uint32_t i : allocations) {
+    const Allocation& a = profile.allocations[i];
+    std::string value = value_of(profile, a, key);
+    auto [it, added] = row_of_value.try_emplace(value, rows.size());
+    if (added) rows.push_back({std::move(value), {}});
+    rows[it->second].totals.add(a);
+  }
+  std::sort(rows.begin(), rows.end(), [](const ContextRow& x, const ContextRow& y) {
+    if (x.totals.bytes != y.totals.bytes) return x.totals.bytes > y.totals.bytes;
+    return x.value < y.value;
+  });
+  return rows;
+}
+
+std::string filters_text(const std::vector<ContextFilter>& filters) {
+  std::string text;
+  for (const auto& f : filters) text += (text.empty() ? "--tag " : " --tag ") + f.key + "=" + f.value;
+  return text;
+}
+
+bool matches(const Profile& profile, const Allocation& a, const std::vector<ContextFilter>& filters) {
+  return std::all_of(filters.begin(), filters.end(),
+                     [&](const ContextFilter& f) { return matches(profile, a, f); });
+}
+
+}  // namespace nmprof::report

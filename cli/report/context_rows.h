@@ -1,0 +1,44 @@
+// Samples by the context they were taken in (nmprof.h): ranked by the value of an
+// attribute, the span or the local root span (--by attribute:NAME, span,
+// local-root-span), and selected by KEY=VALUE (--tag), where KEY is a context
+// attribute, spanId, localRootSpanId or a static tag of the recording.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cli/report/aggregation.h"
+#include "formats/profile/profile.h"
+
+namespace nmprof::report {
+
+struct ContextKey {
+  enum class Kind { Attribute, Span, LocalRootSpan };
+  Kind kind = Kind::Attribute;
+  std::string attribute;  // for Kind::Attribute
+};
+// "attribute:route", "span", "local-root-span".
+std::string context_key_name(const ContextKey& key);
+
+struct ContextRow {
+  std::string value;  // "" for samples without one
+  Totals totals;
+};
+
+// Most bytes first.
+std::vector<ContextRow> by_context(const profile::Profile& profile, std::span<const uint32_t> allocations,
+                                   const ContextKey& key);
+
+struct ContextFilter {
+  std::string key;
+  std::string value;
+};
+
+// "--tag route=/checkout --tag tenant=a".
+std::string filters_text(const std::vector<ContextFilter>& filters);
+// Whether an allocation matches every filter.
+bool matches(const profile::Profile& profile, const profile::Allocation& a, const std::vector<ContextFilter>& filters);
+
+}  // namespace nmprof::report

@@ -1,0 +1,35 @@
+#include "cli/report/output_format.h"
+
+
+namespace nmprof::report {
+namespace {
+
+constexpr std::pair<const char*, Format> kNames[] = {
+    {"text", Format::Text},
+    {"json", Format::Json},
+    {"pprof", Format::Pprof},
+    {"collapsed", Format::Collapsed},
+};
+
+constexpr std::pair<const char*, Format> kExtensions[] = {
+    {".pb.gz", Format::Pprof}, {".pprof", Format::Pprof},   {".json", Format::Json}, {".collapsed", Format::Collapsed},
+    {".folded", Format::Collapsed}, {".txt", Format::Text}, {".jfr", Format::Jfr},
+};
+
+}  // namespace
+
+std::string report_format_choices() {
+  std::string choices;
+  for (const auto& [name, format] : kNames) choices += (choices.empty() ? "" : "|") + std::string(name);
+  return choices;
+}
+
+std::span<const std::pair<const char*, Format>> report_formats() { return kNames; }
+
+std::optional<Format> format_of_path(const std::string& path) {
+  for (const auto& [extension, format] : kExtensions)
+    if (path.ends_with(extension)) return format;
+  return std::nullopt;
+}
+
+}  // namespace nmprof::report

@@ -1,0 +1,116 @@
+#include "cli/report/pprof_export.h"
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <unordered_map>
+
+#include "cli/report/frame_names.h"
+
+namespace nmprof::report {
+namespace {
+
+using profile::Frame;
+using profile::Profile;
+
+int64_t rounded(double v) { return std::llround(v); }
+
+// One mapping per native library (the program's first), one function per distinct
+// function, one location per frame: location id = frame id + 1.
+class Symbols {
+ public:
+  Symbols(const Profile& profile, pprof::Profile& out) : out_(out) {
+    // pprof takes mapping 0 for the main binary and names the profile after it.
+    if (!profile.processes.empty() && !profile.processes[0].executable.empty())
+      mapping(std::filesystem::path(profile.processes[0].executable).filename().string());
+    for (const Frame& f : profile.frames()) out_.locations.push_back(location(f));
+  }
+
+ private:
+  uint64_t mapping(const std::string& library) {
+    auto [it, added] = mappings_.try_emplace(library, out_.mappings.size() + 1);
+    if (added) {
+      pprof::Mapping m;
+      m.filename = library;
+      m.has_functions = true;  // already symbolized: pprof must not look the file up again
+      out_.mappings.push_back(m);
+    }
+    return it->second;
+  }
+
+  uint64_t function(const Frame& frame) {
+    std::string name = function_name(frame);
+    auto [it, added] = functions_.try_emplace(name + '\x1f' + function_location(frame), out_.functions.size() + 1);
+    if (added) out_.functions.push_back({name, frame.function, {}, 0});
+    return it->second;
+  }
+
+  pprof::Location location(const Frame& frame) {
+    pprof::Location loc;
+    if (!profile::is_java(frame.kind) && !frame.container.empty()) loc.mapping_id = mapping(frame.container);
+    loc.lines.push_back({function(frame), frame.line > 0 ? frame.line : 0});
+    return loc;
+  }
+
+  pprof::Profile& out_;
+  std::unordered_map<std::string, uint64_t> mappings_;
+  std::unordered_map<std::string, uint64_t> functions_;
+};
+
+std::vector<pprof::Label> labels_of(const SampleLabels* labels, uint32_t group, const Totals& allocated) {
+  std::vector<pprof::Label> out;
+  if (labels) out = labels->labels(group);
+  // As Go's heap profiles: the mean size of the stack's allocations, for -tagfocus=bytes=...
+  if (allocated.count > 0) out.push_back({"bytes", {}, rounded(allocated.bytes / allocated.count), "bytes", true});
+  return out;
+}
+
+void describe(const Profile& profile, const HeapView& view, pprof::Profile& out) {
+  out.comments.push_back(view.source == profile::AllocationSource::Native
+                             ? "nmprof native heap profile"
+                             : "Java heap allocation samples (jdk.ObjectAllocationSample)");
+  int64_t start = INT64_MAX, end = INT64_MIN;
+  for (const auto& p : profile.processes) {
+    if (!p.command.empty()) out.comments.push_back("pid " + std::to_string(p.pid) + ": " + p.command);
+    start = std::min(start, p.start_nanos);
+    end = std::max(end, p.end_nanos);
+    if (auto interval = p.sampling_interval()) out.period = static_cast<int64_t>(*interval);
+  }
+  if (start < end) {
+    out.time_nanos = start;
+    out.duration_nanos = end - start;
+  }
+  out.period_type = {"space", "bytes"};
+}
+
+}  // namespace
+
+pprof::Profile to_pprof(const Profile& profile, const HeapView& view, const SampleLabels* labels, bool live_first) {
+  pprof::Profile out;
+  out.sample_types = {{"alloc_objects", "count"}, {"alloc_space", "bytes"}};
+  if (view.has_live) out.sample_types.insert(out.sample_types.end(), {{"inuse_objects", "count"}, {"inuse_space", "bytes"}});
+  out.default_sample_type = live_first && view.has_live ? "inuse_space" : "alloc_space";
+  describe(profile, view, out);
+  Symbols symbols(profile, out);
+
+  std::optional<uint64_t> no_stack;  // a location for samples without frames
+  for (const auto& s : view.stacks) {
+    pprof::Sample sample;
+    for (uint32_t frame : profile.stacks()[s.stack].frames) sample.location_ids.push_back(frame + 1);
+    if (sample.location_ids.empty()) {
+      if (!no_stack) {
+        out.functions.push_back({"[no stack]", {}, {}, 0});
+        out.locations.push_back({0, 0, {{out.functions.size(), 0}}});
+        no_stack = out.locations.size();
+      }
+      sample.location_ids.push_back(*no_stack);
+    }
+    sample.values = {rounded(s.allocated.count), rounded(s.allocated.bytes)};
+    if (view.has_live) sample.values.insert(sample.values.end(), {rounded(s.live.count), rounded(s.live.bytes)});
+    sample.labels = labels_of(labels, s.group, s.allocated);
+    out.samples.push_back(std::move(sample));
+  }
+  return out;
+}
+
+}  // namespace nmprof::report

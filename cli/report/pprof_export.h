@@ -1,0 +1,16 @@
+// An nmprof profile as a Go-style heap profile: alloc_objects, alloc_space and,
+// when frees were tracked, inuse_objects and inuse_space, as weighted estimates.
+#pragma once
+
+#include "cli/report/heap_view.h"
+#include "formats/pprof/pprof_profile.h"
+#include "formats/profile/profile.h"
+
+namespace nmprof::report {
+
+// `view` made with the same `labels` (or none); `live_first`: pprof opens on
+// inuse_space instead of alloc_space.
+pprof::Profile to_pprof(const profile::Profile& profile, const HeapView& view, const SampleLabels* labels,
+                        bool live_first);
+
+}  // namespace nmprof::report

@@ -1,0 +1,192 @@
+"""Outputs for the tools people use, each judged by its consumer: pprof heap profiles
+read by `go tool pprof`, collapsed stacks parsed as flamegraph.pl does, and diffs of
+two recordings. Totals agree with `nmprof report` within rounding."""
+
+import gzip
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import JDK17, report_json, run
+
+GO = shutil.which("go")
+needs_go = pytest.mark.skipif(GO is None, reason="go tool pprof is needed (apt install golang-go)")
+
+
+def pprof(*args):
+    result = subprocess.run([GO, "tool", "pprof", *map(str, args)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def raw_samples(path):
+    """Sample types and each sample's values, as `go tool pprof -raw` decodes them."""
+    lines = pprof("-raw", path).splitlines()
+    start = lines.index("Samples:")
+    types = [t.split("/")[0] for t in lines[start + 1].replace("[dflt]", "").split()]
+    samples = []
+    for line in lines[start + 2:]:
+        if line.startswith("Locations"):
+            break
+        m = re.match(r"^\s*([\d\s]+):[\d\s]+$", line)
+        if m:
+            samples.append(dict(zip(types, map(int, m.group(1).split()))))
+    return types, samples
+
+
+def collapsed(text):
+    """flamegraph.pl's reading: the value is after the last space, frames split on ';'."""
+    rows = []
+    for line in text.splitlines():
+        stack, value = line.rsplit(" ", 1)
+        rows.append((stack.split(";"), int(value)))
+    return rows
+
+
+@pytest.fixture(scope="module")
+def leak_recording(nmprof, programs, tmp_path_factory):
+    out = tmp_path_factory.mktemp("formats") / "leak.jfr"
+    run(nmprof, "run", "-q", "--nativemem", "64k", "-o", out, "--", programs.c("live_leak.c"), 2, 4000, check=0)
+    return out
+
+
+@needs_go
+def test_pprof_has_the_four_heap_types_with_the_reports_totals(nmprof, leak_recording, tmp_path):
+    out = tmp_path / "leak.pb.gz"
+    run(nmprof, "report", leak_recording, "--format", "pprof", "-o", out, check=0)
+    assert out.read_bytes()[:2] == b"\x1f\x8b"
+    types, samples = raw_samples(out)
+    assert types == ["alloc_objects", "alloc_space", "inuse_objects", "inuse_space"]
+    allocated = report_json(nmprof, leak_recording)["totals"]
+    live = report_json(nmprof, leak_recording, "--live")["totals"]
+    rounding = len(samples)  # each sample's value is rounded once
+    assert abs(sum(s["alloc_space"] for s in samples) - allocated["estimated_bytes"]) <= rounding
+    assert abs(sum(s["alloc_objects"] for s in samples) - allocated["estimated_count"]) <= rounding
+    assert abs(sum(s["inuse_space"] for s in samples) - live["estimated_bytes"]) <= rounding
+
+    top = pprof("-top", out)
+    assert "File: live_leak" in top and "Type: alloc_space" in top and "Duration:" in top
+    assert re.search(r"^\s*\S+\s+\S+%\s+\S+%\s+\S+\s+\S+%\s+site_churn$", top, re.M), top
+    inuse = pprof("-top", "-sample_index=inuse_space", out)
+    flat = [line.split()[-1] for line in inuse.splitlines() if re.match(r"^\s*[\d.]+[kMG]?B\s", line)]
+    assert set(flat[:2]) == {"site_leak", "site_chain"}, inuse
+
+
+@needs_go
+def test_pprof_traces_are_the_recorded_stacks_innermost_first(nmprof, leak_recording, tmp_path):
+    out = tmp_path / "leak.pb.gz"
+    run(nmprof, "report", leak_recording, "-o", out, "--live", check=0)  # the format follows the extension
+    traces = pprof("-traces", out)
+    assert "Type: inuse_space" in traces
+    blocks = [b.split("\n") for b in traces.split("-----------+-------------------------------------------------------")]
+    stacks = [[line.split()[-1] for line in b if line.strip() and not line.strip().startswith("bytes:")] for b in blocks]
+    assert any(s[:3] == ["site_chain", "site_chain_leak", "worker"] for s in stacks), traces
+    assert any(s[:2] == ["site_leak", "worker"] for s in stacks), traces
+    assert "bytes:  1000B" in traces  # site_leak's mean size label, as Go's heap profiles have
+
+
+def test_collapsed_stacks_are_root_first_and_add_up(nmprof, leak_recording):
+    rows = collapsed(run(nmprof, "report", leak_recording, "--format", "collapsed", check=0).stdout)
+    total = report_json(nmprof, leak_recording)["totals"]["estimated_bytes"]
+    assert abs(sum(v for _, v in rows) - total) <= len(rows)
+    leaves = {frames[-1] for frames, _ in rows}
+    assert {"site_leak", "site_churn", "site_cross_thread"} <= leaves
+    assert all(frames[-2] == "worker" for frames, _ in rows if frames[-1] == "site_leak")
+
+    live = collapsed(run(nmprof, "report", leak_recording, "--format", "collapsed", "--live", "--value", "count",
+                         check=0).stdout)
+    live_count = report_json(nmprof, leak_recording, "--live")["totals"]["estimated_count"]
+    assert {"site_leak", "site_chain"} <= {frames[-1] for frames, _ in live}
+    assert not {"site_churn", "site_cross_thread"} & {frames[-1] for frames, _ in live}
+    assert abs(sum(v for _, v in live) - live_count) <= len(live)
+
+
+@needs_go
+def test_run_writes_the_format_its_output_names(nmprof, programs, tmp_path):
+    out = tmp_path / "run.pb.gz"
+    result = run(nmprof, "run", "--nativemem", "64k", "-o", out, "--", programs.c("live_leak.c"), 1, 1000, check=0)
+    assert "profile written to " + str(out) in result.stderr
+    assert "more: go tool pprof -top" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.pb.gz"]  # no JFR left behind
+    assert "Type: inuse_space" in pprof("-top", out)  # the run recorded live data: pprof opens on it
+
+    kept = tmp_path / "kept.pb.gz"
+    run(nmprof, "run", "-q", "--keep-jfr", "--nativemem", "64k", "-o", kept, "--", programs.c("live_leak.c"), 1, 1000,
+        check=0)
+    assert (tmp_path / "kept.jfr").exists()
+    assert report_json(nmprof, tmp_path / "kept.jfr")["totals"]["samples"] > 0
+    _, samples = raw_samples(kept)
+    assert samples
+
+
+def known_totals(nmprof, programs, out, medium):
+    run(nmprof, "run", "-q", "--nativemem", "16k", "-o", out, "--", programs.c("known_totals.c"), 1, 50000, medium, 4,
+        check=0)
+    return out
+
+
+def test_diff_finds_the_planted_growth_first(nmprof, programs, tmp_path):
+    base = known_totals(nmprof, programs, tmp_path / "base.jfr", 5000)
+    new = known_totals(nmprof, programs, tmp_path / "new.jfr", 25000)  # site_medium allocates 5 times as much
+    text = run(nmprof, "report", new, "--diff", base, check=0).stdout
+    assert re.search(r"stack \(innermost first\)\n\s+\+\S+ \S+\s+\S+ \S+\s+\S+ \S+\s+site_medium < work", text), text
+    assert re.search(r"allocated\s+~\S+ \S+\s+~\S+ \S+\s+\+", text), text
+
+    diff = report_json(nmprof, new, "--diff", base)
+    first = diff["stacks"][0]
+    assert first["frames"][:2] == ["site_medium", "work"]
+    growth = 20000 * 3000
+    assert abs(first["allocated_change_bytes"] - growth) < 0.2 * growth, first
+    assert diff["functions"][0]["function"] == "site_medium"
+    assert diff["totals"]["allocated_change_bytes"] == pytest.approx(
+        diff["totals"]["new_allocated_bytes"] - diff["totals"]["base_allocated_bytes"])
+
+    # flamegraph.pl's differential input: "stack BASE NEW".
+    lines = run(nmprof, "report", new, "--diff", base, "--format", "collapsed", check=0).stdout.splitlines()
+    stack, before, after = lines[0].rsplit(" ", 2)
+    assert stack.endswith(";work;site_medium") and int(after) > 3 * int(before)
+
+
+def one_line_error(result):
+    assert result.returncode != 0
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert lines and lines[0].startswith("nmprof"), result.stderr
+    return lines[0]
+
+
+def test_bad_input_gets_one_clear_line(nmprof, leak_recording, programs, tmp_path):
+    assert "'svg' is not one of text|json|pprof|collapsed" in one_line_error(
+        run(nmprof, "report", leak_recording, "--format", "svg"))
+    line = one_line_error(run(nmprof, "report", leak_recording, "-o", tmp_path / "missing" / "x.pb.gz"))
+    assert "cannot write" in line and "No such file or directory" in line
+    assert not list(tmp_path.iterdir())
+    other = known_totals(nmprof, programs, tmp_path / "other.jfr", 100)
+    line = one_line_error(run(nmprof, "report", leak_recording, "--diff", other))
+    assert "same program" in line
+    not_jfr = tmp_path / "notes.txt"
+    not_jfr.write_text("hello\n")
+    assert "not a JFR file" in one_line_error(run(nmprof, "report", leak_recording, "--diff", not_jfr))
+    assert "not pprof" in one_line_error(run(nmprof, "report", leak_recording, "--diff", leak_recording, "-o",
+                                             tmp_path / "d.pb.gz"))
+
+
+def test_help_names_the_program_and_its_choices(nmprof):
+    out = run(nmprof, "report", "--help", check=0).stdout
+    assert "Usage: nmprof report [OPTIONS] file" in out
+    assert "--format text|json|pprof|collapsed" in out
+    assert "--value bytes|count" in out and "->" not in out
+
+
+@needs_go
+def test_java_methods_are_functions_of_their_own(nmprof, java_programs, tmp_path):
+    out = tmp_path / "java.pb.gz"
+    run(nmprof, "run", "-q", "--nativemem", "64k", "-o", out, "--",
+        *java_programs.command(JDK17, "deflater", 300), check=0, timeout=300)
+    traces = pprof("-traces", "-sample_index=alloc_space", out)
+    # zlib's allocation, through the JNI stub, into the Java methods that called it.
+    assert re.search(r"deflateInit2_\n\s+Java_java_util_zip_Deflater_init\n\s+java\.util\.zip\.Deflater\.init\n", traces), traces
+    functions = pprof("-top", "-sample_index=alloc_space", "-nodecount=1000", out)
+    assert re.search(r"\sNativeMemoryApp\.deflate$", functions, re.M), functions

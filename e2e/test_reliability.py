@@ -1,0 +1,181 @@
+"""Programs that cancel threads, fork from threads, exec, unload libraries, crash or
+fill the disk behave under nmprof as they do without it (same output, same exit
+status), and their profile is complete."""
+
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import tempfile
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pytest
+
+from conftest import jfr_events, jfr_tool, nmprof_path, run, stack_of
+
+
+def plain(program, *args, timeout=120):
+    return subprocess.run([str(program), *map(str, args)], capture_output=True, text=True, timeout=timeout)
+
+
+def profiled(nmprof, tmp_path, program, *args, interval="0", timeout=120):
+    out = tmp_path / "out.jfr"
+    result = run(nmprof, "run", "--nativemem", interval, "-o", out, "--", program, *args, timeout=timeout)
+    return out, result
+
+
+def assert_same_as_plain(result, expected):
+    """nmprof exits as its command did: the status, or 128 + the signal that killed it."""
+    status = 128 - expected.returncode if expected.returncode < 0 else expected.returncode
+    assert (result.returncode, result.stdout) == (status, expected.stdout), result.stderr
+
+
+def sites(path, prefix):
+    return Counter(stack_of(e)[0] for e in jfr_events(path, "profiler.Malloc") if stack_of(e)[0].startswith(prefix))
+
+
+def test_threads_cancelled_while_allocating_end_as_without_nmprof(nmprof, programs, tmp_path):
+    program = programs.c("cancelled_threads.c")
+    expected = plain(program, 100)
+    assert expected.stdout == "ok\n"
+    out, result = profiled(nmprof, tmp_path, program, 100)
+    assert_same_as_plain(result, expected)
+    assert sites(out, "cancelled_threads!")["cancelled_threads!churn"] > 0
+
+
+def test_children_forked_by_a_threaded_parent_do_not_hang(nmprof, programs, tmp_path):
+    # Each library's unwind table is compiled when a sample first goes through it, by
+    # one of the parent's threads; a child forked meanwhile must not wait for it.
+    libraries = [programs.shared("numbered_plugin.c", f"-DPLUGIN={i}", stem=f"forkplug{i}") for i in range(1, 40)]
+    program = programs.c("fork_from_threads.c", libs=["-ldl"])
+    expected = plain(program, 50, *libraries)
+    assert expected.stdout == "ok\n"
+    for _ in range(4):  # before the fix, one run in four hung
+        out, result = profiled(nmprof, tmp_path, program, 50, *libraries, interval="4k", timeout=60)
+        assert_same_as_plain(result, expected)
+        assert len(jfr_events(out, "nmprof.Process")) > 1
+
+
+def processes(path):
+    return jfr_events(path, "nmprof.Process")
+
+
+def test_every_image_of_a_process_that_execs_itself_is_kept(nmprof, programs, tmp_path):
+    program = programs.c("exec_chain.c")
+    expected = plain(program, "self", 20)
+    out, result = profiled(nmprof, tmp_path, program, "self", 20, interval="64k")
+    assert_same_as_plain(result, expected)
+    images = processes(out)
+    assert len({e["values"]["pid"] for e in images}) == 1
+    assert sorted(int(e["values"]["commandLine"].split()[-1]) for e in images) == list(range(21))
+    # 21 images x 20 blocks of 100,000 bytes at 64 KiB: 328 samples expected (sd 8.5).
+    assert 280 < sites(out, "exec_chain!")["exec_chain!image_site"] < 380
+
+
+def test_what_an_image_recorded_before_exec_is_kept(nmprof, programs, tmp_path):
+    program = programs.c("exec_chain.c")
+    expected = plain(program, "into", program)
+    out, result = profiled(nmprof, tmp_path, program, "into", program, interval="256k")
+    assert_same_as_plain(result, expected)
+    bytes_at = defaultdict(float)
+    for e in jfr_events(out, "profiler.Malloc"):
+        bytes_at[stack_of(e)[0]] += e["values"]["weight"] * e["values"]["size"]
+    assert 70e6 < bytes_at["exec_chain!alloc_in_A"] < 90e6
+    assert 33e6 < bytes_at["exec_chain!alloc_in_B"] < 47e6
+    assert len(processes(out)) == 2
+
+
+def test_a_library_loaded_where_an_unloaded_one_was_is_named_by_its_own_symbols(nmprof, programs, tmp_path):
+    libraries = [programs.shared("numbered_plugin.c", f"-DPLUGIN={i}", stem=f"plug{i}") for i in (1, 2, 3)]
+    program = programs.c("plugin_cycle.c", libs=["-ldl"])
+    out, result = profiled(nmprof, tmp_path, program, *libraries)
+    assert result.returncode == 0, result.stderr
+    addresses = result.stdout.split()
+    if len(set(addresses)) == 3:
+        pytest.skip("the loader put each library at its own address")
+    by_size = defaultdict(set)
+    for e in jfr_events(out, "profiler.Malloc"):
+        by_size[e["values"]["size"]].add(stack_of(e)[0])
+    assert by_size[1000] == {"libplug1.so!plugin_fn_1"}
+    assert by_size[2000] == {"libplug2.so!plugin_fn_2"}
+    assert by_size[3000] == {"libplug3.so!plugin_fn_3"}
+
+
+def allocated(out):
+    return sites(out, "fatal_end!")["fatal_end!allocate_site"]
+
+
+@pytest.mark.parametrize("how", ["quick_exit", "abort", "segv", "raise_segv", "bus", "ill", "fpe"])
+def test_what_a_process_recorded_before_it_crashed_is_written(nmprof, programs, tmp_path, how):
+    program = programs.c("fatal_end.c")
+    expected = plain(program, how)
+    out, result = profiled(nmprof, tmp_path, program, how)
+    assert_same_as_plain(result, expected)
+    assert allocated(out) == 2000
+
+
+@pytest.mark.parametrize("how", ["handled_segv", "own_handler"])
+def test_a_programs_own_fault_handler_still_decides(nmprof, programs, tmp_path, how):
+    program = programs.c("fatal_end.c")
+    expected = plain(program, how)
+    assert expected.returncode in (0, 3), expected
+    out, result = profiled(nmprof, tmp_path, program, how)
+    assert_same_as_plain(result, expected)
+    assert allocated(out) == 2000
+
+
+def agent():
+    return nmprof_path().parent.parent / "lib" / "nmprof" / "libnmprof.so"
+
+
+def test_a_crash_under_the_agent_still_dumps_core(programs, tmp_path):
+    program = programs.c("fatal_end.c")
+
+    def crash():
+        resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+
+    env = dict(os.environ, LD_PRELOAD=str(agent()), NMPROF_OPTIONS=f"nativemem=0,file={tmp_path / 'crash.jfr'}")
+    proc = subprocess.Popen([str(program), "segv"], cwd=tmp_path, env=env, preexec_fn=crash,
+                            stdout=subprocess.DEVNULL)
+    _, status = os.waitpid(proc.pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGSEGV
+    if Path("/proc/sys/kernel/core_pattern").read_text().startswith("|"):
+        pytest.skip("core dumps go to a helper program here")
+    assert os.WCOREDUMP(status)
+    assert allocated(tmp_path / "crash.jfr") == 2000
+
+
+def test_a_program_killed_before_anything_was_written_is_told_so(nmprof, programs, tmp_path):
+    out, result = profiled(nmprof, tmp_path, programs.c("fatal_end.c"), "kill", interval="512k")
+    assert result.returncode == 128 + signal.SIGKILL
+    assert "smaller interval" not in result.stderr
+    assert "killed by signal 9" in result.stderr, result.stderr
+
+
+@pytest.fixture
+def small_disk():
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small file system needs root")
+    mount_point = Path(tempfile.mkdtemp(prefix="nmprof-full-disk-"))
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", str(mount_point)],
+                             capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    yield mount_point
+    subprocess.run(["umount", str(mount_point)], check=True)
+    shutil.rmtree(mount_point)
+
+
+def test_a_full_disk_leaves_a_recording_that_jfr_reads(programs, small_disk):
+    # Many distinct stacks at --nativemem 0: the file grows past the 600 KiB disk.
+    out = small_disk / "full.jfr"
+    env = dict(os.environ, LD_PRELOAD=str(agent()), NMPROF_OPTIONS=f"nativemem=0,file={out}")
+    result = subprocess.run([str(programs.c("known_totals.c")), "1", "100000", "0", "0"], env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "recording stopped" in result.stderr
+    summary = subprocess.run([str(jfr_tool()), "summary", str(out)], capture_output=True, text=True)
+    assert summary.returncode == 0, summary.stderr + summary.stdout
+    assert "profiler.Malloc" in summary.stdout

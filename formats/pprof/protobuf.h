@@ -1,0 +1,35 @@
+// Protocol buffer encoding of the few wire types profile.proto uses: varints and
+// length-delimited fields (strings, embedded messages, packed repeated integers).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace nmprof::pprof {
+
+class ProtoMessage {
+ public:
+  // Fields with default values (0, "", empty) are left out, as proto3 does.
+  void varint_field(uint32_t field, uint64_t value);
+  void signed_field(uint32_t field, int64_t value) { varint_field(field, static_cast<uint64_t>(value)); }
+  void bool_field(uint32_t field, bool value) { varint_field(field, value ? 1 : 0); }
+  void bytes_field(uint32_t field, std::string_view bytes);
+  void message_field(uint32_t field, const ProtoMessage& message) { bytes_field(field, message.bytes_); }
+  void packed_field(uint32_t field, std::span<const uint64_t> values);
+  void packed_field(uint32_t field, std::span<const int64_t> values);
+  // A bytes or message field even when empty: string_table[0] must be present.
+  void empty_field(uint32_t field);
+
+  const std::string& bytes() const { return bytes_; }
+  void clear() { bytes_.clear(); }
+
+ private:
+  void key(uint32_t field, int wire_type);
+  void varint(uint64_t value);
+
+  std::string bytes_;
+};
+
+}  // namespace nmprof::pprof
