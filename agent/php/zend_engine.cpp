@@ -1,6 +1,9 @@
 #include "agent/php/zend_engine.h"
 
 #include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstring>
 
 namespace nmprof::php {
 namespace {
@@ -21,9 +24,21 @@ ZendVersion version_from_exports() {
   return ZendVersion::Unknown;
 }
 
+// The engine is looked for in php executables only (php, php8.2, php-fpm8.2...):
+// a dlsym that fails leaves its error message in the host's heap.
+bool running_a_php_executable() {
+  char path[4096];
+  ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+  if (length <= 0) return false;
+  path[length] = '\0';
+  const char* slash = strrchr(path, '/');
+  return strncmp(slash ? slash + 1 : path, "php", 3) == 0;
+}
+
 }  // namespace
 
 bool ZendEngine::find(ZendEngine* out) {
+  if (!running_a_php_executable()) return false;
   if (!look_up("zend_mm_get_heap", &out->get_heap) ||
       !look_up("zend_mm_set_custom_handlers", &out->set_custom_handlers) ||
       !look_up("zend_mm_get_custom_handlers", &out->get_custom_handlers) ||
