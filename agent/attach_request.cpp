@@ -1,5 +1,7 @@
 #include "agent/attach_request.h"
 
+#include <charconv>
+
 namespace nmprof {
 namespace {
 
@@ -48,6 +50,11 @@ std::string format_attach_reply(const AttachReply& reply) {
 }
 
 AttachReply parse_attach_reply(std::string_view text) {
+  // The CLI prints these values: no control character (escape sequences) gets through.
+  std::string printable(text);
+  for (char& c : printable)
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\n') || c == 0x7f) c = '?';
+  text = printable;
   AttachReply reply;
   while (!text.empty()) {
     size_t end = text.find('\n');
@@ -57,6 +64,16 @@ AttachReply parse_attach_reply(std::string_view text) {
     text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
   }
   return reply;
+}
+
+std::optional<uint64_t> reply_count(const AttachReply& reply, const std::string& key) {
+  auto it = reply.find(key);
+  if (it == reply.end() || it->second.empty()) return std::nullopt;
+  const std::string& text = it->second;
+  uint64_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return n;
 }
 
 }  // namespace nmprof

@@ -6,6 +6,7 @@
 // key=value lines (paths as the JVM sees them). Shared by the agent and the CLI.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -35,9 +36,12 @@ const char* attach_command_name(AttachCommand command);
 std::optional<std::string> parse_attach_request(std::string_view text, AttachRequest& request);
 std::string format_attach_request(const AttachRequest& request);
 
-// The reply file: one key=value per line (values without newlines).
+// The reply file: one key=value per line (values without newlines). Parsed, control
+// characters become '?'; the CLI bounds its size and checks its token.
 using AttachReply = std::map<std::string, std::string>;
 std::string format_attach_reply(const AttachReply& reply);
 AttachReply parse_attach_reply(std::string_view text);
+// A count in a reply ("samples=12"), when `key` is there and is one.
+std::optional<uint64_t> reply_count(const AttachReply& reply, const std::string& key);
 
 }  // namespace nmprof

@@ -8,6 +8,7 @@ using jfr::ConstantPools;
 namespace schema = jfr::schema;
 
 uint32_t JfrPools::Texts::intern(std::string_view text) {
+  if (auto found = ids_.find(text); found != ids_.end()) return found->second;
   auto [it, added] = ids_.try_emplace(std::string(text), 0);
   if (added) {
     entries_.push_back({&it->first, 0});

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -48,8 +49,13 @@ class JfrPools {
       const std::string* text;  // the key in ids_ (node keys never move)
       uint32_t written_in;
     };
+    // Looked up by string_view: a text already interned costs no std::string.
+    struct Hash {
+      using is_transparent = void;
+      size_t operator()(std::string_view text) const { return std::hash<std::string_view>()(text); }
+    };
     std::vector<Entry> entries_;
-    std::unordered_map<std::string, uint32_t> ids_;
+    std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids_;
   };
   struct Package {
     uint32_t name;

@@ -22,8 +22,8 @@ std::optional<unsigned> parse_unsigned(std::string_view text) {
   return v;
 }
 
-constexpr std::string_view kOptionKeys[] = {"nativemem", "interval",  "file", "stackdepth", "live",
-                                            "maxtracked", "reply",     "tag",  "attributes"};
+constexpr std::string_view kOptionKeys[] = {"nativemem", "interval", "file",  "stackdepth", "live",
+                                            "maxtracked", "reply",    "token", "tag",        "attributes"};
 
 // profiler.Malloc's own fields: an attribute cannot take their names.
 constexpr std::string_view kMallocFields[] = {"startTime", "eventThread", "stackTrace",     "address",
@@ -36,22 +36,49 @@ bool is_identifier(std::string_view name) {
   return true;
 }
 
+bool escapable(char c) { return c == ',' || c == '=' || c == '\\'; }
+
+// The position of the first `c` not escaped by a backslash, or npos.
+size_t find_unescaped(std::string_view text, char c) {
+  for (size_t i = 0; i < text.size(); i++) {
+    if (text[i] == '\\' && i + 1 < text.size() && escapable(text[i + 1])) {
+      i++;
+    } else if (text[i] == c) {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// A backslash before ',', '=' or '\\' stands for that character; any other is itself.
+std::string unescape(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); i++) {
+    if (text[i] == '\\' && i + 1 < text.size() && escapable(text[i + 1])) i++;
+    out += text[i];
+  }
+  return out;
+}
+
 bool starts_with_known_key(std::string_view item) {
-  size_t eq = item.find('=');
-  for (std::string_view key : kOptionKeys)
-    if (item.substr(0, eq) == key) return true;
+  std::string_view key = item.substr(0, find_unescaped(item, '='));
+  for (std::string_view known : kOptionKeys)
+    if (key == known) return true;
   return false;
 }
 
-// Splits at commas, except that a piece which does not start with an option name
-// continues a file= path ("file=/tmp/a,b.jfr").
+// Values that may hold commas: a path, and a tag's value.
+bool continues_value(const std::string& item) { return item.rfind("file=", 0) == 0 || item.rfind("tag=", 0) == 0; }
+
+// Splits at unescaped commas (the pieces keep their escapes), except that a piece which does not start with an option name
+// continues a file= path or a tag ("file=/tmp/a,b.jfr", "tag=teams=a,b").
 std::vector<std::string> split_options(std::string_view text) {
   std::vector<std::string> items;
   while (!text.empty()) {
-    size_t comma = text.find(',');
+    size_t comma = find_unescaped(text, ',');
     std::string_view piece = text.substr(0, comma);
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
-    if (!items.empty() && items.back().rfind("file=", 0) == 0 && !starts_with_known_key(piece))
+    if (!items.empty() && continues_value(items.back()) && !starts_with_known_key(piece))
       items.back() += "," + std::string(piece);
     else if (!piece.empty())
       items.emplace_back(piece);
@@ -97,9 +124,11 @@ std::string format_size(uint64_t bytes) {
 std::optional<std::string> parse_agent_options(std::string_view text, AgentOptions& options) {
   for (const std::string& text_item : split_options(text)) {
     std::string_view item = text_item;
-    size_t eq = item.find('=');
-    std::string_view key = item.substr(0, eq);
-    std::string_view value = eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1);
+    size_t eq = find_unescaped(item, '=');
+    std::string key_text = unescape(item.substr(0, eq));
+    std::string value_text = eq == std::string_view::npos ? std::string() : unescape(item.substr(eq + 1));
+    std::string_view key = key_text;
+    std::string_view value = value_text;
     if (eq == std::string_view::npos) return "option '" + std::string(key) + "' needs a value (" + std::string(key) + "=...)";
     if (key == "nativemem" || key == "interval") {
       auto size = parse_size(value);
@@ -130,6 +159,8 @@ std::optional<std::string> parse_agent_options(std::string_view text, AgentOptio
       options.tags.push_back(std::move(tag));
     } else if (key == "attributes") {
       if (auto error = parse_context_attributes(value, ';', &options.context_attributes)) return error;
+    } else if (key == "token") {
+      options.token = std::string(value);
     } else {
       return "unknown option '" + std::string(key) +
              "' (known: nativemem, file, stackdepth, live, maxtracked, tag, attributes)";
@@ -138,16 +169,26 @@ std::optional<std::string> parse_agent_options(std::string_view text, AgentOptio
   return std::nullopt;
 }
 
+std::string escape_option_value(std::string_view value) {
+  std::string out;
+  for (char c : value) {
+    if (escapable(c)) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 std::string format_agent_options(const AgentOptions& options) {
   std::string s = "nativemem=" + format_size(options.interval);
   if (options.stack_depth != kDefaultStackDepth) s += ",stackdepth=" + std::to_string(options.stack_depth);
   if (!options.live) s += ",live=false";
   if (options.max_tracked != kDefaultMaxTracked) s += ",maxtracked=" + std::to_string(options.max_tracked);
-  if (!options.reply.empty()) s += ",reply=" + options.reply;
-  for (const auto& [key, value] : options.tags) s += ",tag=" + key + "=" + value;
+  if (!options.reply.empty()) s += ",reply=" + escape_option_value(options.reply);
+  if (!options.token.empty()) s += ",token=" + escape_option_value(options.token);
+  for (const auto& [key, value] : options.tags) s += ",tag=" + escape_option_value(key + "=" + value);
   for (size_t i = 0; i < options.context_attributes.size(); i++)
     s += (i ? ";" : ",attributes=") + options.context_attributes[i];
-  if (!options.file.empty()) s += ",file=" + options.file;
+  if (!options.file.empty()) s += ",file=" + escape_option_value(options.file);
   return s;
 }
 

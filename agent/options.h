@@ -1,6 +1,9 @@
 // The agent's option string: comma-separated key=value pairs, the same syntax for
 // NMPROF_OPTIONS (LD_PRELOAD), -agentpath:libnmprof.so=<options> and attach.
-// A comma followed by something that is not an option name belongs to a file= path.
+// In a value, a backslash makes the next ',', '=' or '\\' part of it (other
+// backslashes are themselves); format_agent_options escapes every value, so that
+// no path can add or change an option. By hand, a comma followed by something that
+// is not an option name also belongs to a file= path.
 // The CLI links this too, so both sides agree on names, defaults and errors.
 #pragma once
 
@@ -33,6 +36,7 @@ struct AgentOptions {
   std::vector<Tag> tags;
   // Names of the per-thread context attributes: attributes=NAME;NAME.
   std::vector<std::string> context_attributes;
+  std::string token;  // attach: nmprof's random token, echoed in the answer
 };
 
 // Parses "512k", "1m", "2g", "4096" (binary units, case-insensitive, optional "b"/"ib").
@@ -44,6 +48,8 @@ std::string format_size(uint64_t bytes);
 // Returns an error message naming the bad option, or nothing on success.
 std::optional<std::string> parse_agent_options(std::string_view text, AgentOptions& options);
 std::string format_agent_options(const AgentOptions& options);
+// `value` with ',', '=' and '\\' escaped by a backslash.
+std::string escape_option_value(std::string_view value);
 
 // "KEY=VALUE" with a non-empty KEY; returns an error message, or nothing and sets *tag.
 std::optional<std::string> parse_tag(std::string_view text, Tag* tag);

@@ -10,6 +10,7 @@
 
 #include "agent/error_text.h"
 #include "agent/log.h"
+#include "common/safe_file.h"
 
 namespace nmprof {
 namespace {
@@ -22,6 +23,19 @@ std::string with_pid(const std::string& path, long pid) {
   if (dot == std::string::npos || (slash != std::string::npos && dot < slash) || dot == slash + 1)
     return path + suffix;
   return path.substr(0, dot) + suffix + path.substr(dot);
+}
+
+// The recording may be in a directory others can write (/tmp): it is created 0600
+// (it holds the command line), and an existing file is used only when it is a
+// regular file of ours (safe_file.h). A descriptor, or -errno / a safe_file code.
+int open_recording(const char* path, int flags, bool create) {
+  const char* name;
+  int dir = safe_file::open_parent(path, &name);
+  if (dir < 0) return dir;
+  int fd = create ? safe_file::create_or_open_owned(dir, name, flags, 0600)
+                  : safe_file::open_owned(dir, name, flags, geteuid());
+  ::close(dir);
+  return fd;
 }
 
 }  // namespace
@@ -38,22 +52,21 @@ void OutputFile::reset(const std::string& path, long pid, int64_t process_start_
   failed_ = false;
 }
 
-bool OutputFile::claim(const std::string& path) {
-  // No O_TRUNC before holding the lock: that would destroy the owner's recording.
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return false;
+int OutputFile::claim(const std::string& path) {
+  // No truncation before holding the lock: that would destroy the owner's recording.
+  int fd = open_recording(path.c_str(), O_WRONLY, true);
+  if (fd < 0) return fd;
   if (flock(fd, LOCK_EX | LOCK_NB) != 0 || (!holds_earlier_image(fd) && ftruncate(fd, 0) != 0)) {
-    int error = errno;
+    int error = -errno;
     ::close(fd);
-    errno = error;
-    return false;
+    return error;
   }
   struct stat st;
   fstat(fd, &st);
   fd_ = fd;
   device_ = st.st_dev;
   inode_ = st.st_ino;
-  return true;
+  return 0;
 }
 
 // Written since this process started: by the image that exec'd this one (same pid,
@@ -66,7 +79,7 @@ bool OutputFile::holds_earlier_image(int fd) const {
 }
 
 unsigned OutputFile::chunks_of_earlier_images(const std::string& path) const {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  int fd = open_recording(path.c_str(), O_RDONLY, false);
   if (fd < 0) return 0;
   unsigned chunks = 0;
   struct stat st;
@@ -90,12 +103,14 @@ unsigned OutputFile::earlier_images() const {
 }
 
 bool OutputFile::open_file() {
-  if (claim(path_)) return true;
-  if (errno == EWOULDBLOCK && claim(alternate_path_)) {
-    using_alternate_ = true;
-    return true;
+  int error = claim(path_);
+  if (error == -EWOULDBLOCK) {
+    error = claim(alternate_path_);
+    using_alternate_ = error == 0;
   }
-  log_line("cannot write %s: %s; recording stopped, allocations pass through", path().c_str(), error_text(errno));
+  if (error == 0) return true;
+  log_line("cannot write %s: %s; recording stopped, allocations pass through", path().c_str(),
+           safe_file::error_text(error));
   return false;
 }
 
@@ -117,8 +132,8 @@ bool OutputFile::append(const jfr::ConstantPools& pools, const jfr::ByteBuffer& 
     if (!writer_.begin(fd_, metadata_record_, clock_)) return fail("cannot write");
   } else if (!descriptor_is_ours()) {
     // The host closed or reused our descriptor number: continue on a fresh one.
-    int fd = open(path().c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return fail("lost the output file");
+    int fd = open_recording(path().c_str(), O_WRONLY, false);
+    if (fd < 0) return errno = safe_file::to_errno(fd), fail("lost the output file");
     fd_ = fd;
     writer_.reattach(fd);
   }

@@ -36,7 +36,7 @@ class OutputFile {
 
  private:
   bool open_file();
-  bool claim(const std::string& path);
+  int claim(const std::string& path);  // 0, or -errno / a safe_file code
   bool holds_earlier_image(int fd) const;
   unsigned chunks_of_earlier_images(const std::string& path) const;
   bool descriptor_is_ours() const;

@@ -2,6 +2,10 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/capability.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +15,8 @@
 #include <cstring>
 #include <optional>
 #include <string>
+
+#include "attach/timeouts.h"
 
 namespace nmprof::attach {
 namespace {
@@ -33,6 +39,18 @@ Result<void> take_credentials(const TargetProcess& target) {
   return {};
 }
 
+// Root in a container (no user namespace) would otherwise keep every capability of
+// the host's root: clear them all, and forbid gaining any through exec.
+Result<void> drop_capabilities() {
+  for (int cap = 0; cap <= 63; cap++) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);  // beyond the last: EINVAL
+  prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = {};
+  if (syscall(SYS_capset, &header, none) != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    return Error{std::string("the attach helper cannot drop its capabilities: ") + std::strerror(errno)};
+  return {};
+}
+
 Result<UniqueFd> become_target_and_run(const TargetProcess& target, const TargetJob& job) {
   std::string proc_path = "/proc/" + std::to_string(target.pid);
   UniqueFd proc(open(proc_path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
@@ -44,6 +62,7 @@ Result<UniqueFd> become_target_and_run(const TargetProcess& target, const Target
                  "; ptrace access to the process is restricted: run nmprof as root or as its user"};
   }
   UniqueFd cwd(openat(proc.get(), "cwd", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd self_fds(open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC));
 
   if (geteuid() == 0) {
     if (fchdir(root.get()) != 0 || chroot(".") != 0) {
@@ -51,7 +70,8 @@ Result<UniqueFd> become_target_and_run(const TargetProcess& target, const Target
     }
     if (auto switched = take_credentials(target); !switched) return switched.error();
   }
-  return job(TargetDirs{proc.get(), root.get(), cwd.get()});
+  if (auto dropped = drop_capabilities(); !dropped) return dropped.error();
+  return job(TargetDirs{proc.get(), root.get(), cwd.get(), self_fds.get()});
 }
 
 void send_result(int channel, const Result<UniqueFd>& result) {
@@ -97,8 +117,16 @@ void send_result(int channel, const Result<UniqueFd>& result) {
   _exit(0);
 }
 
-// nullopt when the helper died without answering.
-std::optional<Result<UniqueFd>> receive_result(int channel, const TargetProcess& target) {
+// nullopt when the helper died (or was stopped) without answering by `deadline`.
+std::optional<Result<UniqueFd>> receive_result(int channel, const TargetProcess& target, Clock::time_point deadline) {
+  for (;;) {
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    pollfd p{channel, POLLIN, 0};
+    int ready = left > 0 ? poll(&p, 1, static_cast<int>(std::min<long long>(left, 1 << 30))) : 0;
+    if (ready > 0) break;
+    if (ready == 0) return std::nullopt;
+    if (errno != EINTR) return std::nullopt;
+  }
   char message[kMaxMessage];
   iovec data{message, sizeof message};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
@@ -128,7 +156,8 @@ std::optional<Result<UniqueFd>> receive_result(int channel, const TargetProcess&
 
 }  // namespace
 
-Result<UniqueFd> run_as_target(const TargetProcess& target, const TargetJob& job) {
+Result<UniqueFd> run_as_target(const TargetProcess& target, const TargetJob& job, std::chrono::milliseconds timeout,
+                               const TargetJob& if_killed) {
   int channel[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, channel) != 0) {
     return Error{std::string("cannot create a socket pair for the attach helper: ") + std::strerror(errno)};
@@ -142,14 +171,18 @@ Result<UniqueFd> run_as_target(const TargetProcess& target, const TargetJob& job
     run_helper(theirs.get(), target, job);
   }
   theirs = UniqueFd();
-  std::optional<Result<UniqueFd>> result = receive_result(ours.get(), target);
+  std::optional<Result<UniqueFd>> result = receive_result(ours.get(), target, Clock::now() + timeout);
+  if (!result) kill(helper, SIGKILL);  // stopped, or stuck: its answer no longer counts
   int status = 0;
   while (waitpid(helper, &status, 0) < 0 && errno == EINTR) {
   }
   if (result) return std::move(*result);
+  if (if_killed) (void)run_as_target(target, if_killed, timeout);
   std::string how = WIFSIGNALED(status) ? "was killed by signal " + std::to_string(WTERMSIG(status))
                                         : "exited with status " + std::to_string(WEXITSTATUS(status));
-  return Error{"the attach helper for " + target_label(target) + " " + how + " without an answer"};
+  return Error{"the attach helper for " + target_label(target) + " " + how + " without an answer" +
+               (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? " (within " + describe_duration(timeout) + ")"
+                                                                    : "")};
 }
 
 }  // namespace nmprof::attach

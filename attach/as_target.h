@@ -9,6 +9,7 @@
 // matter only for OpenJ9, which nmprof does not support.
 #pragma once
 
+#include <chrono>
 #include <functional>
 
 #include "attach/fd_io.h"
@@ -21,9 +22,10 @@ namespace nmprof::attach {
 // takes the target's credentials (root may open any /proc/<pid>/root; the target's
 // user, in a user namespace, possibly not).
 struct TargetDirs {
-  int proc;  // /proc/<pid>
-  int root;  // the target's root directory
-  int cwd;   // its working directory, -1 if it cannot be opened
+  int proc;      // /proc/<pid>
+  int root;      // the target's root directory
+  int cwd;       // its working directory, -1 if it cannot be opened
+  int self_fds;  // the helper's own /proc/self/fd (for safe_file::open_owned)
 };
 
 // A job returns a descriptor to hand back, or an empty UniqueFd when it has none.
@@ -33,6 +35,14 @@ using TargetJob = std::function<Result<UniqueFd>(const TargetDirs&)>;
 // the target's root directory (symbolic links then resolve as they do for the target,
 // never into the host's files) and switches to the target's groups, egid and euid.
 // A non-root nmprof must already have the target's credentials (check_attach_permission).
-Result<UniqueFd> run_as_target(const TargetProcess& target, const TargetJob& job);
+// The helper then has no capabilities left, even when the target is root, and can
+// gain none (no_new_privs).
+//
+// The target's user can stop or kill the helper: after `timeout` without an answer
+// it is killed, and when it died without answering, `if_killed` (when given) runs in
+// a new helper to undo what the job may have left behind.
+Result<UniqueFd> run_as_target(const TargetProcess& target, const TargetJob& job,
+                               std::chrono::milliseconds timeout = std::chrono::seconds(30),
+                               const TargetJob& if_killed = {});
 
 }  // namespace nmprof::attach

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "attach/timeouts.h"
+#include "common/safe_file.h"
 
 namespace nmprof::attach {
 namespace {
@@ -47,22 +48,25 @@ struct Names {
 
 // The JVM looks in its working directory first, then in /tmp. It ignores a trigger
 // not owned by its euid (or root): some file systems remap the owner, so check it.
+// Whatever another user put there under that name (a FIFO would block the open) is
+// left alone (safe_file.h).
 Result<TriggerFile> create_trigger(const TargetDirs& dirs, int tmp, const Names& names) {
-  int last_errno = 0;
+  int last_error = 0;
   for (int dir : {dirs.cwd, tmp}) {
     if (dir < 0) continue;
-    UniqueFd fd(openat(dir, names.trigger.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0660));
-    if (!fd) {
-      last_errno = errno;
+    int created = safe_file::create_or_open_owned(dir, names.trigger.c_str(), O_WRONLY, 0660);
+    if (created < 0) {
+      last_error = created;
       continue;
     }
+    UniqueFd fd(created);
     struct stat st {};
     if (fstat(fd.get(), &st) == 0 && st.st_uid == geteuid()) return TriggerFile(dir, names.trigger);
     unlinkat(dir, names.trigger.c_str(), 0);
-    last_errno = EPERM;
+    last_error = safe_file::kNotOwned;
   }
   return Error{"cannot create the attach trigger file " + names.trigger + " in " + names.cwd_path + " or " +
-               names.tmp_path + ": " + std::strerror(last_errno)};
+               names.tmp_path + ": " + safe_file::error_text(last_error)};
 }
 
 bool catches_sigquit(const TargetDirs& dirs) {
@@ -76,8 +80,13 @@ bool catches_sigquit(const TargetDirs& dirs) {
 // for sun_path however long the /proc path would be.
 Result<UniqueFd> try_connect(const TargetProcess& target, int tmp, const Names& names, Clock::time_point deadline) {
   struct stat st {};
-  if (fstatat(tmp, names.socket.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISSOCK(st.st_mode)) {
-    return UniqueFd();
+  if (fstatat(tmp, names.socket.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return UniqueFd();
+  // Anyone can create files in a shared /tmp: a planted file is named, not waited on.
+  if (!S_ISSOCK(st.st_mode) || st.st_uid != target.status.euid) {
+    return Error{names.tmp_path + "/" + names.socket + " is " +
+                 (S_ISSOCK(st.st_mode) ? "a socket of " + describe_credentials(st.st_uid, st.st_gid)
+                                       : std::string("not a socket")) +
+                 ", not JVM " + std::to_string(target.pid) + "'s attach socket; remove that file and retry"};
   }
   UniqueFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd) return Error{std::string("cannot create a UNIX socket: ") + std::strerror(errno)};
@@ -120,13 +129,29 @@ Error listener_timeout(const TargetProcess& target, const Names& names, std::chr
                "in an options file); retry with a longer timeout, or start it under nmprof: `nmprof run -- <command>`"};
 }
 
+Names names_of(const TargetProcess& target) {
+  std::string proc = "/proc/" + std::to_string(target.pid);
+  std::string nspid = std::to_string(target.nspid);
+  return Names{".java_pid" + nspid, ".attach_pid" + nspid, proc + "/root/tmp", proc + "/cwd"};
+}
+
 }  // namespace
+
+Result<UniqueFd> remove_trigger_files(const TargetProcess& target, const TargetDirs& dirs) {
+  std::string trigger = names_of(target).trigger;
+  UniqueFd tmp(openat(dirs.root, "tmp", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  for (int dir : {dirs.cwd, tmp.get()}) {
+    struct stat st {};
+    if (dir >= 0 && fstatat(dir, trigger.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+        st.st_uid == geteuid())
+      unlinkat(dir, trigger.c_str(), 0);
+  }
+  return UniqueFd();
+}
 
 Result<UniqueFd> connect_to_attach_listener(const TargetProcess& target, const TargetDirs& dirs,
                                             std::chrono::milliseconds timeout) {
-  std::string proc = "/proc/" + std::to_string(target.pid);
-  std::string nspid = std::to_string(target.nspid);
-  Names names{".java_pid" + nspid, ".attach_pid" + nspid, proc + "/root/tmp", proc + "/cwd"};
+  Names names = names_of(target);
 
   UniqueFd tmp(openat(dirs.root, "tmp", O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!tmp || fchdir(tmp.get()) != 0) {

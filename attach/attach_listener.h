@@ -20,4 +20,8 @@ namespace nmprof::attach {
 Result<UniqueFd> connect_to_attach_listener(const TargetProcess& target, const TargetDirs& dirs,
                                             std::chrono::milliseconds timeout);
 
+// Removes the trigger files a killed helper could not remove (those of the target's
+// user only). Runs in a helper of run_as_target too.
+Result<UniqueFd> remove_trigger_files(const TargetProcess& target, const TargetDirs& dirs);
+
 }  // namespace nmprof::attach

@@ -48,7 +48,7 @@ bool send_all(int socket, std::string_view data) {
   return true;
 }
 
-ReadStatus read_until_eof(int fd, Clock::time_point deadline, std::string& out) {
+ReadStatus read_until_eof(int fd, Clock::time_point deadline, size_t max_bytes, std::string& out) {
   char buffer[8192];
   for (;;) {
     auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
@@ -62,11 +62,12 @@ ReadStatus read_until_eof(int fd, Clock::time_point deadline, std::string& out) 
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (n < 0) return ReadStatus::failed;
     if (n == 0) return ReadStatus::eof;
+    if (out.size() + static_cast<size_t>(n) > max_bytes) return ReadStatus::too_long;
     out.append(buffer, static_cast<size_t>(n));
   }
 }
 
-std::optional<std::string> read_text_at(int dir_fd, const char* name) {
+std::optional<std::string> read_text_at(int dir_fd, const char* name, size_t max_bytes) {
   UniqueFd fd(openat(dir_fd, name, O_RDONLY | O_CLOEXEC));
   if (!fd) return std::nullopt;
   std::string text;
@@ -76,6 +77,10 @@ std::optional<std::string> read_text_at(int dir_fd, const char* name) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return std::nullopt;
     if (n == 0) return text;
+    if (text.size() + static_cast<size_t>(n) > max_bytes) {
+      errno = EFBIG;
+      return std::nullopt;
+    }
     text.append(buffer, static_cast<size_t>(n));
   }
 }

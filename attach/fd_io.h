@@ -34,12 +34,14 @@ bool write_all(int fd, std::string_view data);
 // nmprof does not have to change the process-wide SIGPIPE disposition).
 bool send_all(int socket, std::string_view data);
 
-enum class ReadStatus { eof, timed_out, failed };
+enum class ReadStatus { eof, timed_out, too_long, failed };
 // Appends everything readable from `fd` to `out` until EOF, waiting with poll() no
-// later than `deadline`. On `failed`, errno tells why.
-ReadStatus read_until_eof(int fd, Clock::time_point deadline, std::string& out);
+// later than `deadline`, and taking no more than `max_bytes` (what a target sends
+// is bounded in size and time). On `failed`, errno tells why.
+ReadStatus read_until_eof(int fd, Clock::time_point deadline, size_t max_bytes, std::string& out);
 
-// Reads a small text file (procfs) relative to a directory fd; nullopt with errno set.
-std::optional<std::string> read_text_at(int dir_fd, const char* name);
+// Reads a procfs file relative to a directory fd, at most `max_bytes` of it;
+// nullopt with errno set (EFBIG when it is longer).
+std::optional<std::string> read_text_at(int dir_fd, const char* name, size_t max_bytes = 64 << 20);
 
 }  // namespace nmprof::attach

@@ -11,6 +11,9 @@
 namespace nmprof::attach {
 namespace {
 
+// A JVM's longest answers (VM.flags -all, a thread dump of a big JVM) stay well below.
+constexpr size_t kMaxReplyBytes = 16 << 20;
+
 std::string jvm_label(const TargetProcess& target) {
   return "JVM " + std::to_string(target.pid);
 }
@@ -36,17 +39,21 @@ Result<Reply> HotSpotVm::request(std::string_view command, const Arguments& args
   if (!bytes) return bytes.error();
   std::string what = command == "jcmd" ? "'jcmd " + std::string(args[0]) + "'" : "'" + std::string(command) + "'";
 
-  auto connection = run_as_target(target_, [this](const TargetDirs& dirs) {
-    return connect_to_attach_listener(target_, dirs, timeouts_.listener);
-  });
+  auto connection = run_as_target(
+      target_, [this](const TargetDirs& dirs) { return connect_to_attach_listener(target_, dirs, timeouts_.listener); },
+      timeouts_.listener + std::chrono::seconds(5),
+      [this](const TargetDirs& dirs) { return remove_trigger_files(target_, dirs); });
   if (!connection) return connection.error();
   if (!send_all(connection->get(), *bytes)) {
     return Error{"cannot send the " + what + " request to " + jvm_label(target_) + ": " + std::strerror(errno)};
   }
   std::string raw;
-  switch (read_until_eof(connection->get(), Clock::now() + timeouts_.reply, raw)) {
+  switch (read_until_eof(connection->get(), Clock::now() + timeouts_.reply, kMaxReplyBytes, raw)) {
     case ReadStatus::eof:
       break;
+    case ReadStatus::too_long:
+      return Error{jvm_label(target_) + " sent more than " + std::to_string(kMaxReplyBytes >> 20) +
+                   " MiB in reply to the " + what + " request; is it really a JVM?"};
     case ReadStatus::timed_out:
       return Error{jvm_label(target_) + " did not answer the " + what + " request within " +
                    describe_duration(timeouts_.reply) +

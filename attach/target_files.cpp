@@ -1,54 +1,52 @@
 #include "attach/target_files.h"
 
 #include <fcntl.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstdlib>
 #include <cstring>
-#include <optional>
 #include <utility>
 
 #include "attach/as_target.h"
 #include "attach/fd_io.h"
+#include "common/safe_file.h"
 
 namespace nmprof::attach {
 namespace {
 
-std::optional<unsigned> environment_id(const char* name) {
-  const char* text = std::getenv(name);
-  if (!text || !*text) return std::nullopt;
-  unsigned id = 0;
-  auto [end, ec] = std::from_chars(text, text + std::strlen(text), id);
-  if (ec != std::errc() || *end) return std::nullopt;
-  return id;
-}
+// The directory a target path's last component is in, and that component.
+struct Place {
+  UniqueFd dir;
+  std::string name;
+};
 
-// The directory a target path starts from and the rest of it, relative to that.
-std::pair<int, std::string_view> resolve_base(const TargetDirs& dirs, std::string_view path) {
-  if (path.empty() || path[0] != '/') return {dirs.cwd, path};
-  size_t rest = path.find_first_not_of('/');
-  return {dirs.root, rest == std::string_view::npos ? std::string_view(".") : path.substr(rest)};
+Result<Place> locate(const TargetDirs& dirs, std::string_view path, const std::string& label) {
+  int base = dirs.cwd;
+  if (!path.empty() && path[0] == '/') {
+    base = dirs.root;
+    path.remove_prefix(std::min(path.find_first_not_of('/'), path.size()));
+  }
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string_view::npos ? "." : std::string(path.substr(0, slash));
+  Place place{UniqueFd(openat(base, dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)),
+              std::string(path.substr(slash == std::string_view::npos ? 0 : slash + 1))};
+  int checked = place.dir ? safe_file::check_directory(place.dir.get()) : -errno;
+  if (checked < 0) return Error{"cannot open " + label + ": " + safe_file::error_text(checked)};
+  return place;
 }
 
 std::string describe(const TargetProcess& target, std::string_view path) {
   return std::string(path) + " of process " + std::to_string(target.pid) + " (" + client_path(target, path) + ")";
 }
 
-Result<UniqueFd> open_source(const TargetProcess& target, std::string_view path) {
-  return run_as_target(target, [&](const TargetDirs& dirs) -> Result<UniqueFd> {
-    auto [base, rest] = resolve_base(dirs, path);
-    UniqueFd fd(openat(base, std::string(rest).c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-    if (!fd) return Error{"cannot open " + describe(target, path) + ": " + std::strerror(errno)};
-    struct stat st {};
-    if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
-      return Error{describe(target, path) + " is not a regular file"};
-    }
-    return fd;
-  });
+bool same_file(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
+
+Result<void> done(const Result<UniqueFd>& result) {
+  if (!result) return result.error();
+  return {};
 }
 
 }  // namespace
@@ -59,48 +57,40 @@ std::string client_path(const TargetProcess& target, std::string_view path_in_ta
   return proc + "/cwd/" + std::string(path_in_target);
 }
 
-FileOwner invoking_user() {
-  auto sudo_uid = environment_id("SUDO_UID");
-  auto sudo_gid = environment_id("SUDO_GID");
-  if (geteuid() == 0 && sudo_uid && sudo_gid) return FileOwner{*sudo_uid, *sudo_gid};
-  return FileOwner{getuid(), getgid()};
+Result<UniqueFd> open_in_target(const TargetProcess& target, std::string_view path_in_target, Owner owner) {
+  std::string label = describe(target, path_in_target);
+  return run_as_target(target, [&](const TargetDirs& dirs) -> Result<UniqueFd> {
+    auto place = locate(dirs, path_in_target, label);
+    if (!place) return place.error();
+    uid_t expected = owner == Owner::target ? geteuid() : safe_file::kAnyOwner;
+    int fd = safe_file::open_owned(place->dir.get(), place->name.c_str(), O_RDONLY, expected, dirs.self_fds);
+    if (fd < 0) return Error{"cannot open " + label + ": " + safe_file::error_text(fd)};
+    return UniqueFd(fd);
+  });
 }
 
-Result<UniqueFd> open_in_target(const TargetProcess& target, std::string_view path_in_target) {
-  return open_source(target, path_in_target);
+std::string unpredictable_name() {
+  char random[32];
+  // getrandom() fails only on kernels before 3.17, which nmprof does not run on.
+  if (!safe_file::random_name(random, 26)) std::abort();
+  return random;
 }
 
-Result<void> copy_from_target(const TargetProcess& target, std::string_view path_in_target,
-                              const std::string& destination, FileOwner owner) {
-  auto source = open_source(target, path_in_target);
-  if (!source) return source.error();
-  return copy_to_user(source->get(), std::nullopt, describe(target, path_in_target), destination, owner);
+std::string unpredictable_tmp_path(std::string_view prefix, std::string_view suffix) {
+  return "/tmp/" + std::string(prefix) + unpredictable_name() + std::string(suffix);
 }
 
-Result<void> copy_to_user(int source, std::optional<size_t> length, const std::string& source_name,
-                          const std::string& destination, FileOwner owner) {
-  UniqueFd out(open(destination.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666));
-  if (!out) return Error{"cannot create " + destination + ": " + std::strerror(errno)};
-  struct stat st {};
-  if (fstat(out.get(), &st) != 0 ||
-      ((st.st_uid != owner.uid || st.st_gid != owner.gid) && fchown(out.get(), owner.uid, owner.gid) != 0)) {
-    return Error{"cannot give " + destination + " to uid " + std::to_string(owner.uid) + ", gid " +
-                 std::to_string(owner.gid) + ": " + std::strerror(errno)};
-  }
-  char buffer[65536];
-  for (off_t at = 0;;) {
-    size_t want = sizeof buffer;
-    if (length) want = std::min(want, *length - static_cast<size_t>(at));
-    if (want == 0) return {};
-    ssize_t n = pread(source, buffer, want, at);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error{"cannot read " + source_name + ": " + std::strerror(errno)};
-    if (n == 0) return {};
-    if (!write_all(out.get(), std::string_view(buffer, static_cast<size_t>(n)))) {
-      return Error{"cannot write " + destination + ": " + std::strerror(errno)};
-    }
-    at += n;
-  }
+Result<TargetFile> create_in_target(const TargetProcess& target, const std::string& path_in_target, mode_t mode) {
+  std::string label = describe(target, path_in_target);
+  auto created = run_as_target(target, [&](const TargetDirs& dirs) -> Result<UniqueFd> {
+    auto place = locate(dirs, path_in_target, label);
+    if (!place) return place.error();
+    int fd = safe_file::create_new(place->dir.get(), place->name.c_str(), O_RDWR, mode);
+    if (fd < 0) return Error{"cannot create " + label + ": " + safe_file::error_text(fd)};
+    return UniqueFd(fd);
+  });
+  if (!created) return created.error();
+  return TargetFile{path_in_target, std::move(*created)};
 }
 
 bool shares_root_with(const TargetProcess& target) {
@@ -109,45 +99,68 @@ bool shares_root_with(const TargetProcess& target) {
          theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino;
 }
 
-Result<void> place_in_target(const TargetProcess& target, const std::string& local_file,
-                             std::string_view path_in_target) {
+Result<TargetFile> place_in_target(const TargetProcess& target, const std::string& local_file) {
   UniqueFd in(open(local_file.c_str(), O_RDONLY | O_CLOEXEC));
-  struct stat local {};
-  if (!in || fstat(in.get(), &local) != 0) return Error{"cannot read " + local_file + ": " + std::strerror(errno)};
-  auto placed = run_as_target(target, [&](const TargetDirs& dirs) -> Result<UniqueFd> {
-    auto [base, rest] = resolve_base(dirs, path_in_target);
-    std::string name(rest);
-    struct stat existing {};
-    if (fstatat(base, name.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(existing.st_mode) &&
-        existing.st_size == local.st_size)
-      return UniqueFd();  // there from an earlier attach
-    unlinkat(base, name.c_str(), 0);
-    UniqueFd fd(openat(base, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0755));
-    if (!fd) return Error{"cannot create " + describe(target, path_in_target) + ": " + std::strerror(errno)};
-    return fd;
-  });
-  if (!placed) return placed.error();
-  if (!*placed) return {};
+  if (!in) return Error{"cannot read " + local_file + ": " + std::strerror(errno)};
+  auto out = create_in_target(target, unpredictable_tmp_path("nmprof-agent-", ".so"), 0700);
+  if (!out) return out.error();
   char buffer[65536];
   for (;;) {
     ssize_t n = read(in.get(), buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error{"cannot read " + local_file + ": " + std::strerror(errno)};
-    if (n == 0) return {};
-    if (!write_all(placed->get(), std::string_view(buffer, static_cast<size_t>(n))))
-      return Error{"cannot write " + describe(target, path_in_target) + ": " + std::strerror(errno)};
+    if (n == 0) return std::move(*out);
+    if (n < 0 || !write_all(out->fd.get(), std::string_view(buffer, static_cast<size_t>(n)))) {
+      std::string why = std::strerror(errno);
+      (void)remove_from_target(target, out->path, out->fd.get());
+      return Error{"cannot copy " + local_file + " to " + describe(target, out->path) + ": " + why};
+    }
   }
 }
 
-Result<void> remove_from_target(const TargetProcess& target, std::string_view path_in_target) {
-  auto removed = run_as_target(target, [&](const TargetDirs& dirs) -> Result<UniqueFd> {
-    auto [base, rest] = resolve_base(dirs, path_in_target);
-    if (unlinkat(base, std::string(rest).c_str(), 0) != 0) {
-      return Error{"cannot remove " + describe(target, path_in_target) + ": " + std::strerror(errno)};
-    }
+Result<void> remove_from_target(const TargetProcess& target, std::string_view path_in_target, int same_as) {
+  std::string label = describe(target, path_in_target);
+  struct stat expected {};
+  if (fstat(same_as, &expected) != 0) return Error{"cannot remove " + label + ": " + std::strerror(errno)};
+  return done(run_as_target(target, [&](const TargetDirs& dirs) -> Result<UniqueFd> {
+    auto place = locate(dirs, path_in_target, label);
+    if (!place) return place.error();
+    struct stat st {};
+    if (fstatat(place->dir.get(), place->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+      return Error{"cannot remove " + label + ": " + std::strerror(errno)};
+    if (!same_file(st, expected))
+      return Error{"not removing " + label + ": it is no longer the file nmprof made or read"};
+    if (unlinkat(place->dir.get(), place->name.c_str(), 0) != 0)
+      return Error{"cannot remove " + label + ": " + std::strerror(errno)};
     return UniqueFd();
-  });
-  if (!removed) return removed.error();
+  }));
+}
+
+}  // namespace nmprof::attach
+
+namespace nmprof::attach {
+
+Result<UniqueFd> open_target_tmp(const TargetProcess& target) {
+  std::string path = client_path(target, "/tmp");
+  UniqueFd tmp(open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!tmp) return Error{"cannot open " + path + ": " + std::strerror(errno)};
+  return tmp;
+}
+
+Result<void> remove_from_target_tmp(const TargetProcess& target, int tmp, std::string_view name, int same_as) {
+  std::string label = std::string(name) + " in the /tmp of process " + std::to_string(target.pid);
+  std::string file(name);
+  struct stat expected {}, st {};
+  if (fstat(same_as, &expected) != 0 || fstatat(tmp, file.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return Error{"cannot remove " + label + ": " + std::strerror(errno)};
+  if (!same_file(st, expected)) return Error{"not removing " + label + ": it is no longer the file nmprof read"};
+  // The target's rights, not root's, for the unlink (this thread only).
+  uid_t uid = setfsuid(target.status.euid);
+  gid_t gid = setfsgid(target.status.egid);
+  int removed = unlinkat(tmp, file.c_str(), 0);
+  int error = errno;
+  setfsgid(gid);
+  setfsuid(uid);
+  if (removed != 0) return Error{"cannot remove " + label + ": " + std::strerror(error)};
   return {};
 }
 

@@ -1,10 +1,11 @@
-// Files the target writes (the agent's recordings), as nmprof reads them and hands
-// them to the user who asked for them.
+// Files of the target, as nmprof reads them, and the few it makes there (the agent
+// library when the target cannot read nmprof's, the agent's reply file). Everything
+// happens in a helper acting as the target (as_target.h) and through safe_file.h:
+// nothing planted in the target's /tmp by another user is ever used.
 #pragma once
 
 #include <sys/types.h>
 
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -16,48 +17,54 @@ namespace nmprof::attach {
 
 // Where nmprof can read a path as the target sees it: /proc/<pid>/root/<path>, or
 // /proc/<pid>/cwd/<path> for a relative one. Valid across mount namespaces while the
-// target lives. For display and read-only use by the same user; copy_from_target is
-// the safe way to read it as root.
+// target lives. For messages; open_in_target is the safe way to read it.
 std::string client_path(const TargetProcess& target, std::string_view path_in_target);
 
-struct FileOwner {
-  uid_t uid;
-  gid_t gid;
+enum class Owner { anyone, target };
+
+// Opens the regular file `path_in_target` (as the target sees it) for reading, with
+// the target's credentials and root directory, so that a symbolic link planted in
+// the target cannot make root read a host file, and never opening a FIFO or device
+// node. Owner::target: only a file of the target's user with a single link (one
+// the target wrote for nmprof). The descriptor stays readable after the target exits.
+Result<UniqueFd> open_in_target(const TargetProcess& target, std::string_view path_in_target,
+                                Owner owner = Owner::target);
+
+// 26 random characters from [a-z0-9] (getrandom): a name part or token nobody can guess.
+std::string unpredictable_name();
+
+// "/tmp/<prefix><random><suffix>": a name in the target's /tmp nobody can guess.
+std::string unpredictable_tmp_path(std::string_view prefix, std::string_view suffix);
+
+// A file nmprof made in the target: its path there, and nmprof's descriptor of it.
+struct TargetFile {
+  std::string path;
+  UniqueFd fd;
 };
 
-// Who a result file must belong to. Under sudo (euid 0 with SUDO_UID and SUDO_GID
-// set) the user who ran sudo; otherwise nmprof's real uid and gid. The owner of the
-// destination directory is not used: for /tmp or a shared directory it is root or
-// someone else.
-FileOwner invoking_user();
-
-// Copies the regular file `path_in_target` (as the target sees it) to `destination`,
-// created or truncated (mode 0666 & ~umask) and owned by `owner`. The source is
-// opened by a helper acting as the target (its credentials and root directory), so
-// a symbolic link planted in the target cannot make root read a host file.
-Result<void> copy_from_target(const TargetProcess& target, std::string_view path_in_target,
-                              const std::string& destination, FileOwner owner);
-
-// Opens the regular file `path_in_target` for reading, as copy_from_target does. The
-// descriptor stays readable after the target exits (and its container's /tmp with it).
-Result<UniqueFd> open_in_target(const TargetProcess& target, std::string_view path_in_target);
-
-// Copies the first `length` bytes of `source` (all of it if nullopt) to
-// `destination`, as copy_from_target does; source_name is for messages.
-Result<void> copy_to_user(int source, std::optional<size_t> length, const std::string& source_name,
-                          const std::string& destination, FileOwner owner);
+// Creates `path_in_target` (from unpredictable_tmp_path; it must not exist yet) with
+// the target's rights and `mode`; the descriptor is open for reading and writing.
+Result<TargetFile> create_in_target(const TargetProcess& target, const std::string& path_in_target, mode_t mode);
 
 // True when the target sees the same root directory as nmprof (no container): paths
 // of nmprof's files are then valid in the target too.
 bool shares_root_with(const TargetProcess& target);
 
-// Makes `local_file` readable by the target at `path_in_target` (created with its
-// rights, mode 0755; an existing file of the same size is kept).
-Result<void> place_in_target(const TargetProcess& target, const std::string& local_file,
-                             std::string_view path_in_target);
+// Copies `local_file` to a new file of the target's user in its /tmp.
+Result<TargetFile> place_in_target(const TargetProcess& target, const std::string& local_file);
 
-// Deletes `path_in_target` in the target's view and with its rights (a temporary
-// output file, once copied).
-Result<void> remove_from_target(const TargetProcess& target, std::string_view path_in_target);
+// Deletes `path_in_target` in the target's view and with its rights, only while it
+// is the file open as `same_as` (a file nmprof made or asked for, never one a
+// reply merely names).
+Result<void> remove_from_target(const TargetProcess& target, std::string_view path_in_target, int same_as);
+
+// The target's /tmp (/proc/<pid>/root/tmp), held open so that a file nmprof made
+// there can still be removed when the target has exited.
+Result<UniqueFd> open_target_tmp(const TargetProcess& target);
+
+// remove_from_target for a file directly in the target's /tmp, which works after the
+// target has exited too: deletes `name` in `tmp` (open_target_tmp) with the target's
+// file system ids, only while it is the file open as `same_as`.
+Result<void> remove_from_target_tmp(const TargetProcess& target, int tmp, std::string_view name, int same_as);
 
 }  // namespace nmprof::attach

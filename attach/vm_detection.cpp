@@ -66,9 +66,21 @@ VmKind vm_kind_from_maps(std::string_view maps) {
   return libjvm ? VmKind::hotspot : VmKind::none;
 }
 
-bool maps_contain_file(std::string_view maps, std::string_view path) {
+std::vector<std::string_view> mapped_files(std::string_view maps) {
+  constexpr std::string_view kDeleted = " (deleted)";
+  std::vector<std::string_view> files;
   for (std::string_view line : split(maps, "\n")) {
-    if (pathname(line) == path) return true;
+    std::string_view path = pathname(line);
+    if (path.size() > kDeleted.size() && path.substr(path.size() - kDeleted.size()) == kDeleted)
+      path.remove_suffix(kDeleted.size());
+    if (!path.empty() && path[0] == '/' && (files.empty() || files.back() != path)) files.push_back(path);
+  }
+  return files;
+}
+
+bool maps_contain_file(std::string_view maps, std::string_view path) {
+  for (std::string_view file : mapped_files(maps)) {
+    if (file == path) return true;
   }
   return false;
 }

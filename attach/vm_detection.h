@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include "attach/result.h"
 #include "attach/target_process.h"
@@ -15,6 +16,8 @@ VmKind vm_kind_from_maps(std::string_view maps);
 
 // True if `path` is mapped (the pathname column of a maps line).
 bool maps_contain_file(std::string_view maps, std::string_view path);
+// The files mapped, as paths (a deleted file's too, without " (deleted)").
+std::vector<std::string_view> mapped_files(std::string_view maps);
 
 // Whether the options the JVM started with end up at -XX:+DisableAttachMechanism.
 // HotSpot reads JAVA_TOOL_OPTIONS, then JDK_JAVA_OPTIONS and the command line, then

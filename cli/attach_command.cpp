@@ -1,11 +1,12 @@
 #include "cli/attach_command.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cmath>
+#include <optional>
 #include <ctime>
 #include <iostream>
 #include <thread>
@@ -15,9 +16,12 @@
 #include "attach/dynamic_load_warning.h"
 #include "attach/hotspot_vm.h"
 #include "attach/target_files.h"
+#include "attach/vm_detection.h"
 #include "cli/agent_location.h"
 #include "cli/exit_codes.h"
 #include "cli/output_check.h"
+#include "cli/output_writer.h"
+#include "common/safe_file.h"
 #include "cli/recording_merge.h"
 #include "cli/report/report_command.h"
 
@@ -38,32 +42,62 @@ std::string value(const AttachReply& reply, const char* key) {
   return it == reply.end() ? std::string() : it->second;
 }
 
+// Counts as the user reads them, "?" when the reply has none.
+std::string count(const AttachReply& reply, const char* key) {
+  auto n = reply_count(reply, key);
+  return n ? std::to_string(*n) : "?";
+}
+
+std::string mebibytes(const AttachReply& reply, const char* key) {
+  auto n = reply_count(reply, key);
+  return n ? std::to_string((*n + (1 << 19)) >> 20) : "?";
+}
+
+constexpr off_t kMaxReplyBytes = 64 * 1024;  // a reply is a few lines
+
+// The agent's reply, read from the file nmprof made for it (kept open, so that the
+// name can be replaced meanwhile to no effect). An empty file: the agent said nothing.
+attach::Result<AttachReply> read_reply(int fd, const attach::TargetProcess& target, const std::string& token) {
+  std::string jvm = "JVM " + std::to_string(target.pid);
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || safe_file::check_owned_regular(fd, target.status.euid) != 0 || st.st_size > kMaxReplyBytes)
+    return attach::Error{"the reply file of " + jvm + " was tampered with; not trusting it"};
+  std::string text(static_cast<size_t>(st.st_size), '\0');
+  ssize_t n = pread(fd, text.data(), text.size(), 0);
+  text.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  if (text.empty()) return AttachReply();
+  AttachReply reply = parse_attach_reply(text);
+  if (value(reply, "token") != token)
+    return attach::Error{"the reply of " + jvm + " does not carry nmprof's token; not trusting it"};
+  return reply;
+}
+
 // One attach session with a JVM: where the agent is, and how to talk to it.
 class Session {
  public:
-  Session(attach::HotSpotVm vm, std::string library) : vm_(std::move(vm)), library_(std::move(library)) {}
+  Session(attach::HotSpotVm vm, std::string library, std::optional<attach::TargetFile> copy)
+      : vm_(std::move(vm)), library_(std::move(library)), copy_(std::move(copy)) {}
 
   const attach::TargetProcess& target() const { return vm_.process(); }
   int pid() const { return target().pid; }
 
   // Sends one request; on success the agent's reply (key=value), otherwise a message.
+  // The reply file is made by nmprof as the JVM's user under a name nobody can guess,
+  // and the reply must carry a token only this request knows.
   attach::Result<AttachReply> send(AttachRequest request) const {
-    std::string reply_path = "/tmp/nmprof-" + std::to_string(target().nspid) + "-" + std::to_string(getpid()) +
-                             "-" + std::to_string(++requests_) + ".reply";
-    request.options.reply = reply_path;
+    auto reply_file = attach::create_in_target(target(), attach::unpredictable_tmp_path("nmprof-reply-", ""), 0600);
+    if (!reply_file) return reply_file.error();
+    request.options.reply = reply_file->path;
+    std::string token = attach::unpredictable_name();
+    request.options.token = token;
     auto code = vm_.load_agent(library_, format_attach_request(request));
+    forget_copy();
+    auto reply = read_reply(reply_file->fd.get(), target(), token);
+    (void)attach::remove_from_target(target(), reply_file->path, reply_file->fd.get());
     if (!code) return code.error();
-    AttachReply reply;
-    if (auto fd = attach::open_in_target(target(), reply_path)) {
-      std::string text;
-      char buffer[4096];
-      ssize_t n;
-      while ((n = read(fd->get(), buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<size_t>(n));
-      reply = parse_attach_reply(text);
-      (void)attach::remove_from_target(target(), reply_path);
-    }
+    if (!reply) return reply.error();
     if (*code == kAttachOk) return reply;
-    return attach::Error{refusal(*code, request.command, reply)};
+    return attach::Error{refusal(*code, request.command, *reply)};
   }
 
  private:
@@ -88,38 +122,73 @@ class Session {
     }
   }
 
+  // A copy of the agent made for this JVM is deleted once the JVM has loaded it (it
+  // stays mapped, and the JVM finds it by its name from then on: agent_for).
+  void forget_copy() const {
+    if (copy_) (void)attach::remove_from_target(target(), copy_->path, copy_->fd.get());
+    copy_.reset();
+  }
+
   attach::HotSpotVm vm_;
   std::string library_;
-  mutable int requests_ = 0;
+  mutable std::optional<attach::TargetFile> copy_;
 };
 
-// The agent library as the target sees it: ours, or a copy in its /tmp when it cannot
-// read ours (a container, or our path not readable by the JVM's user).
-attach::Result<std::string> agent_for(const attach::TargetProcess& target, const std::string& agent) {
-  if (attach::shares_root_with(target) && attach::open_in_target(target, agent)) return agent;
-  struct stat st {};
-  stat(agent.c_str(), &st);
-  std::string copy = "/tmp/nmprof-agent-" + std::to_string(st.st_size) + ".so";
-  auto placed = attach::place_in_target(target, agent, copy);
-  if (!placed) return placed.error();
-  return copy;
+// The copy of the agent an earlier attach loaded into the JVM: a library already
+// loaded is found by its name, without reading any file.
+std::optional<std::string> loaded_copy(const attach::TargetProcess& target) {
+  auto maps = attach::read_proc_file(target, "maps");
+  if (!maps) return std::nullopt;
+  for (std::string_view file : attach::mapped_files(*maps)) {
+    std::string_view name = file.substr(file.rfind('/') + 1);
+    if (name.rfind("nmprof-agent-", 0) == 0 && name.size() == 13 + 26 + 3 && name.substr(39) == ".so")
+      return "/tmp/" + std::string(name);
+  }
+  return std::nullopt;
 }
 
-bool alive(int pid) { return kill(pid, 0) == 0 || errno == EPERM; }
+// The agent library as the target sees it: ours, the copy it loaded before, or a new
+// copy in its /tmp when it cannot read ours (a container, or our path not readable by
+// the JVM's user). Never a file of that name that someone else may have put there.
+attach::Result<std::pair<std::string, std::optional<attach::TargetFile>>> agent_for(
+    const attach::TargetProcess& target, const std::string& agent) {
+  if (attach::shares_root_with(target) && attach::open_in_target(target, agent, attach::Owner::anyone))
+    return std::pair{agent, std::optional<attach::TargetFile>()};
+  if (auto loaded = loaded_copy(target)) return std::pair{*loaded, std::optional<attach::TargetFile>()};
+  auto placed = attach::place_in_target(target, agent);
+  if (!placed) return placed.error();
+  std::string path = placed->path;
+  return std::pair{path, std::optional<attach::TargetFile>(std::move(*placed))};
+}
+
+// Not yet exited: a zombie (its parent has not reaped it yet) has.
+bool alive(int pid) {
+  auto stat = attach::read_text_at(AT_FDCWD, ("/proc/" + std::to_string(pid) + "/stat").c_str());
+  size_t end = stat ? stat->rfind(") ") : std::string::npos;
+  return end != std::string::npos && end + 2 < stat->size() && (*stat)[end + 2] != 'Z' && (*stat)[end + 2] != 'X';
+}
 
 // Copies the whole chunks of the recording behind `fd` to the user's file.
 attach::Result<void> collect(int fd, const std::string& output) {
-  std::vector<uint8_t> bytes;
-  char buffer[65536];
-  for (off_t at = 0;;) {
-    ssize_t n = pread(fd, buffer, sizeof buffer, at);
-    if (n <= 0) break;
-    bytes.insert(bytes.end(), buffer, buffer + n);
-    at += n;
-  }
-  size_t complete = complete_chunks(bytes);
+  size_t complete = complete_chunks(fd);
   if (complete == 0) return attach::Error{"the recording is empty: the agent wrote nothing readable"};
-  return attach::copy_to_user(fd, complete, "the recording", output, attach::invoking_user());
+  std::string error;
+  if (!write_output(output, &error, [&](int out, std::string* why) { return copy_file(fd, complete, out, why); }))
+    return attach::Error{error};
+  return {};
+}
+
+// nmprof's recordings in a JVM: /tmp/nmprof-<nspid>-<26 random characters>.jfr.
+std::string recording_prefix(const attach::TargetProcess& target) {
+  return "nmprof-" + std::to_string(target.nspid) + "-";
+}
+
+bool is_nmprof_recording(const attach::TargetProcess& target, std::string_view path) {
+  std::string prefix = "/tmp/" + recording_prefix(target);
+  return path.size() == prefix.size() + 26 + 4 && path.substr(0, prefix.size()) == prefix &&
+         path.substr(prefix.size() + 26) == ".jfr" &&
+         path.substr(prefix.size(), 26).find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789") ==
+             std::string_view::npos;
 }
 
 // Converts the collected recording to the format -o names, and summarizes it.
@@ -132,7 +201,7 @@ void summarize(const std::string& output, const AttachOptions& options) {
 AttachRequest start_request(const AttachOptions& options, const attach::TargetProcess& target, std::string* error) {
   AttachRequest request{AttachCommand::Start, {}};
   if (!to_agent_options(options.recording, &request.options, error)) return request;
-  request.options.file = "/tmp/nmprof-" + std::to_string(target.nspid) + "-" + std::to_string(time(nullptr)) + ".jfr";
+  request.options.file = attach::unpredictable_tmp_path(recording_prefix(target), ".jfr");
   return request;
 }
 
@@ -143,9 +212,14 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
   auto started = session.send(start);
   if (!started) return fail(kExitFailure, started.error().message);
   std::string in_target = value(*started, "file");
+  if (in_target != start.options.file)
+    return fail(kExitFailure, "the agent in JVM " + std::to_string(session.pid()) + " records into " + in_target +
+                                  ", not into " + start.options.file + " as asked");
   // Held open from now on, it can be read even when the JVM (and its container) is gone.
   auto recording = attach::open_in_target(session.target(), in_target);
   if (!recording) return fail(kExitFailure, recording.error().message);
+  auto tmp = attach::open_target_tmp(session.target());
+  if (!tmp) return fail(kExitFailure, tmp.error().message);
 
   struct sigaction interrupt = {};
   interrupt.sa_handler = on_interrupt;
@@ -170,7 +244,8 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
     std::cerr << "nmprof: " << stopped.error().message << "; collecting what was written so far\n";
   }
   auto collected = collect(recording->get(), report::recording_path(output, options.keep_jfr));
-  if (!exited) (void)attach::remove_from_target(session.target(), in_target);
+  // Through the directory held open: also when the JVM has exited meanwhile.
+  (void)attach::remove_from_target_tmp(session.target(), tmp->get(), in_target.substr(5), recording->get());
   if (!collected) return fail(kExitFailure, collected.error().message);
   summarize(output, options);
   return 0;
@@ -185,7 +260,9 @@ int take_recording(const Session& session, const AttachOptions& options, const s
   if (!recording) return fail(kExitFailure, recording.error().message);
   auto collected = collect(recording->get(), report::recording_path(output, options.keep_jfr));
   if (!collected) return fail(kExitFailure, collected.error().message);
-  if (stop) (void)attach::remove_from_target(session.target(), in_target);
+  // Only a recording nmprof started is nmprof's to delete (file= of -agentpath is the user's).
+  if (stop && is_nmprof_recording(session.target(), in_target))
+    (void)attach::remove_from_target(session.target(), in_target, recording->get());
   summarize(output, options);
   return 0;
 }
@@ -198,9 +275,9 @@ int status(const Session& session) {
     return 0;
   }
   std::cout << "JVM " << session.pid() << ": recording into " << value(*reply, "file") << " (in the JVM's file system)\n"
-            << "  samples " << value(*reply, "samples") << ", lost " << value(*reply, "lost_samples")
-            << ", live sampled blocks " << value(*reply, "tracked_blocks") << ", ~"
-            << std::llround(std::stod("0" + value(*reply, "live_bytes")) / 1048576.0) << " MiB estimated live\n";
+            << "  samples " << count(*reply, "samples") << ", lost " << count(*reply, "lost_samples")
+            << ", live sampled blocks " << count(*reply, "tracked_blocks") << ", ~" << mebibytes(*reply, "live_bytes")
+            << " MiB estimated live\n";
   return 0;
 }
 
@@ -251,8 +328,9 @@ int attach_command(const AttachOptions& options) {
   if (!vm) return fail(kExitFailure, vm.error().message);
   auto library = agent_for(vm->process(), agent);
   if (!library) return fail(kExitFailure, library.error().message);
+  auto& [library_path, copy] = *library;
   if (starts) {
-    auto warning = attach::forecast_dynamic_load_warning(*vm, *library);
+    auto warning = attach::forecast_dynamic_load_warning(*vm, library_path);
     if (warning && warning->printed)
       std::cerr << "nmprof: note: JDK " << warning->jdk_version
                 << " prints a warning about a dynamically loaded agent on the JVM's stderr (JEP 451); start the "
@@ -260,7 +338,7 @@ int attach_command(const AttachOptions& options) {
                    "-agentpath:"
                 << agent << "=<options>\n";
   }
-  Session session(std::move(*vm), *library);
+  Session session(std::move(*vm), library_path, std::move(copy));
 
   if (options.action.empty()) return one_shot(session, options, output);
   if (options.action == "status") return status(session);

@@ -1,45 +1,81 @@
 #include "cli/output_check.h"
 
-#include <stdlib.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
-#include <filesystem>
+#include "cli/invoking_user.h"
+#include "common/safe_file.h"
 
 namespace nmprof::cli {
 namespace {
 
+// Room for what `run` makes beside the output: its staging directory
+// ".nmprof-XXXXXX" and the per-process files in it ("<pid>.<n>.jfr" and the like).
+constexpr size_t kStagingPathRoom = 64;
+
 // access(W_OK) says yes to root everywhere, even on a read-only mount or in /proc:
-// creating a file is the only sure test. Returns errno, or 0.
-int probe_directory(const std::filesystem::path& dir) {
-  std::string probe = (dir / ".nmprof-probe-XXXXXX").string();
-  int fd = mkstemp(probe.data());
-  if (fd < 0) return errno;
+// creating a file is the only sure test. Returns 0 or a safe_file error.
+int probe_directory(int dir) {
+  char name[64];
+  int fd = safe_file::create_unique(dir, ".nmprof-probe-", "", O_WRONLY, 0600, name, sizeof name);
+  if (fd < 0) return fd;
   close(fd);
-  unlink(probe.c_str());
+  unlinkat(dir, name, 0);
   return 0;
+}
+
+std::string directory_of(const std::string& output) {
+  size_t slash = output.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : output.substr(0, slash);
 }
 
 }  // namespace
 
 bool check_output(const std::string& output, std::string* error) {
-  namespace fs = std::filesystem;
-  fs::path path(output);
-  fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    *error = "cannot write " + output + ": directory " + dir.string() + " does not exist";
-  } else if (int failed = probe_directory(dir)) {
-    *error = "cannot write " + output + ": directory " + dir.string() + " is not writable (" + strerror(failed) + ")";
-  } else if (fs::is_directory(path, ec)) {
+  AsInvokingUser as_user;
+  std::string dir_name = directory_of(output);
+  const char* name = nullptr;
+  int dir = safe_file::open_parent(output.c_str(), &name);
+  if (dir == -EISDIR) {
     *error = "-o " + output + " is a directory; give a file name";
-  } else if (fs::exists(path, ec) && access(path.c_str(), W_OK) != 0) {
+    return false;
+  }
+  if (dir < 0) {
+    *error = "cannot write " + output + ": " +
+             (dir == -ENOENT ? "directory " + dir_name + " does not exist" : std::string(safe_file::error_text(dir)));
+    return false;
+  }
+  long name_max = fpathconf(dir, _PC_NAME_MAX);
+  size_t name_length = strlen(name);
+  struct stat st {};
+  bool exists = fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+  int probed = probe_directory(dir);
+  if (name_max > 0 && name_length > static_cast<size_t>(name_max)) {
+    *error = "cannot write " + output + ": file name too long (" + std::to_string(name_length) + " bytes, at most " +
+             std::to_string(name_max) + " here)";
+  } else if (output.size() + kStagingPathRoom >= PATH_MAX) {
+    *error = "cannot write " + output + ": path too long (" + std::to_string(output.size()) + " bytes, at most " +
+             std::to_string(PATH_MAX - 1 - kStagingPathRoom) + ")";
+  } else if (probed != 0) {
+    *error = "cannot write " + output + ": directory " + dir_name + " is not writable (" +
+             safe_file::error_text(probed) + ")";
+  } else if (exists && S_ISDIR(st.st_mode)) {
+    *error = "-o " + output + " is a directory; give a file name";
+  } else if (exists && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+    *error = "-o " + output + " exists and is not a regular file (a FIFO, socket or device); nmprof replaces only "
+             "regular files";
+  } else if (exists && S_ISREG(st.st_mode) && faccessat(dir, name, W_OK, AT_EACCESS) != 0) {
     *error = "cannot write " + output + ": permission denied";
   } else {
+    close(dir);
     return true;
   }
+  close(dir);
   return false;
 }
 

@@ -1,10 +1,17 @@
 #include "cli/recording_merge.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
+#include "cli/output_writer.h"
 #include "formats/jfr/chunk_header.h"
 #include "formats/jfr/chunk_writer.h"
 #include "formats/jfr/mapped_file.h"
@@ -33,22 +40,51 @@ void measure(Input& input, std::vector<std::string>& warnings) {
                        " bytes written after its last complete write (the process died while writing)");
 }
 
-}  // namespace
+// The agent holds an exclusive flock on its file while its process lives: a process
+// that outlived the command (a daemon) is recorded only up to now.
+bool still_recording(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return false;
+  bool locked = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  close(fd);
+  return locked;
+}
 
-size_t complete_chunks(std::span<const uint8_t> bytes) {
+// The length of the prefix of a file of `size` bytes made of whole chunks;
+// read_header(offset, out) reads the header at `offset`.
+template <typename ReadHeader>
+size_t whole_chunks(size_t size, ReadHeader read_header) {
   size_t offset = 0;
-  while (offset + jfr::kChunkHeaderSize <= bytes.size()) {
+  uint8_t bytes[jfr::kChunkHeaderSize];
+  while (offset + jfr::kChunkHeaderSize <= size && read_header(offset, bytes)) {
     jfr::ChunkHeader header;
     try {
-      header = jfr::parse_chunk_header(bytes.subspan(offset));
+      header = jfr::parse_chunk_header(bytes);
     } catch (const std::exception&) {
       break;
     }
-    if (header.size < jfr::kChunkHeaderSize || header.size > bytes.size() - offset || header.metadata_offset == 0)
-      break;
+    if (header.size < jfr::kChunkHeaderSize || header.size > size - offset || header.metadata_offset == 0) break;
     offset += header.size;
   }
   return offset;
+}
+
+}  // namespace
+
+size_t complete_chunks(std::span<const uint8_t> bytes) {
+  return whole_chunks(bytes.size(), [&](size_t offset, uint8_t* header) {
+    std::memcpy(header, bytes.data() + offset, jfr::kChunkHeaderSize);
+    return true;
+  });
+}
+
+size_t complete_chunks(int fd) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0) return 0;
+  return whole_chunks(static_cast<size_t>(st.st_size), [fd](size_t offset, uint8_t* header) {
+    return pread(fd, header, jfr::kChunkHeaderSize, static_cast<off_t>(offset)) ==
+           static_cast<ssize_t>(jfr::kChunkHeaderSize);
+  });
 }
 
 bool merge_recordings(const std::string& directory, const std::string& output, MergeResult* result,
@@ -65,6 +101,9 @@ bool merge_recordings(const std::string& directory, const std::string& output, M
       continue;
     }
     measure(input, result->warnings);
+    if (still_recording(input.path))
+      result->warnings.push_back("process " + entry.path().stem().string() +
+                                 " outlived the command: what it records from now on is not in the profile");
     if (input.complete_bytes > 0) inputs.push_back(std::move(input));
   }
   if (ec) {
@@ -74,23 +113,20 @@ bool merge_recordings(const std::string& directory, const std::string& output, M
   std::sort(inputs.begin(), inputs.end(), [](const Input& a, const Input& b) { return a.start_nanos < b.start_nanos; });
   result->files = inputs.size();
   if (!inputs.empty()) {
-    std::string temporary = output + ".partial";
-    {
-      std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-      for (const Input& input : inputs)
-        out.write(reinterpret_cast<const char*>(input.file->bytes().data()),
-                  static_cast<std::streamsize>(input.complete_bytes));
-      out.close();
-      if (!out) {
-        *error = "cannot write " + temporary + "; the per-process recordings are kept in " + directory;
-        fs::remove(temporary, ec);
-        return false;
+    bool written = write_output(output, error, [&](int fd, std::string* why) {
+      for (const Input& input : inputs) {
+        auto bytes = input.file->bytes().first(input.complete_bytes);
+        for (size_t at = 0; at < bytes.size();) {
+          ssize_t n = write(fd, bytes.data() + at, bytes.size() - at);
+          if (n < 0 && errno == EINTR) continue;
+          if (n <= 0) return *why = "cannot write " + output + ": " + strerror(errno), false;
+          at += static_cast<size_t>(n);
+        }
       }
-    }
-    fs::rename(temporary, output, ec);
-    if (ec) {
-      *error = "cannot rename " + temporary + " to " + output + ": " + ec.message() +
-               "; the per-process recordings are kept in " + directory;
+      return true;
+    });
+    if (!written) {
+      *error += "; the per-process recordings are kept in " + directory;
       return false;
     }
   }

@@ -16,13 +16,15 @@ namespace nmprof::cli {
 // The length of the prefix of `bytes` made of whole chunks: what a reader can take
 // from a recording that may be in the middle of an append.
 size_t complete_chunks(std::span<const uint8_t> bytes);
+// The same for a file, reading only the chunk headers (a recording may be large).
+size_t complete_chunks(int fd);
 
 struct MergeResult {
   size_t files = 0;                   // per-process recordings that had data
   std::vector<std::string> warnings;  // one line each
 };
 
-// Writes the merged file to `output` (through a temporary name, then rename), and
+// Writes the merged file to `output` (output_writer.h: whole, or not at all), and
 // deletes the inputs and `directory` when that succeeded. Returns false with *error
 // otherwise, leaving the inputs where they are.
 bool merge_recordings(const std::string& directory, const std::string& output, MergeResult* result,

@@ -12,6 +12,7 @@
 #include "cli/agent_location.h"
 #include "cli/child_process.h"
 #include "cli/exit_codes.h"
+#include "cli/invoking_user.h"
 #include "cli/output_check.h"
 #include "cli/program_check.h"
 #include "cli/recording_merge.h"
@@ -73,14 +74,19 @@ int run_command(const RunOptions& options) {
   AgentOptions agent;
   std::string error;
   if (!to_agent_options(options.recording, &agent, &error)) return fail(kExitUsage, error);
-  if (!check_output(options.output, &error)) return fail(kExitFailure, error);
+  if (!check_output(expand_path_template(options.output, kWidestPid, local_time_text(time(nullptr))), &error))
+    return fail(kExitFailure, error);
   std::string program = check_program(options.command[0], &error);
   if (program.empty())
     return fail(error.rfind("command not found", 0) == 0 ? kExitNotFound : kExitCannotRun, error);
   std::string agent_path = find_agent(&error);
   if (agent_path.empty()) return fail(kExitFailure, error);
 
-  fs::path output_dir = fs::path(options.output).has_parent_path() ? fs::path(options.output).parent_path() : ".";
+  // Under sudo the output's directory is the user's, who could swap the staging
+  // directory for a link while root's processes write into it: stage in /tmp then.
+  fs::path output_dir = invoked_through_sudo()                     ? fs::path("/tmp")
+                        : fs::path(options.output).has_parent_path() ? fs::path(options.output).parent_path()
+                                                                     : ".";
   std::string staging = (output_dir / ".nmprof-XXXXXX").string();
   if (!mkdtemp(staging.data())) return fail(kExitFailure, "cannot create a directory in " + output_dir.string());
   agent.file = staging + "/%p.jfr";

@@ -107,7 +107,7 @@ def allocated(out):
     return sites(out, "fatal_end!")["fatal_end!allocate_site"]
 
 
-@pytest.mark.parametrize("how", ["quick_exit", "abort", "segv", "raise_segv", "bus", "ill", "fpe"])
+@pytest.mark.parametrize("how", ["quick_exit", "abort", "segv", "raise_segv", "bus", "ill", "fpe", "chaining"])
 def test_what_a_process_recorded_before_it_crashed_is_written(nmprof, programs, tmp_path, how):
     program = programs.c("fatal_end.c")
     expected = plain(program, how)
@@ -179,3 +179,10 @@ def test_a_full_disk_leaves_a_recording_that_jfr_reads(programs, small_disk):
     summary = subprocess.run([str(jfr_tool()), "summary", str(out)], capture_output=True, text=True)
     assert summary.returncode == 0, summary.stderr + summary.stdout
     assert "profiler.Malloc" in summary.stdout
+
+
+def test_a_process_that_outlives_the_command_is_named_in_a_warning(nmprof, programs, tmp_path):
+    out, result = profiled(nmprof, tmp_path, programs.c("daemon_child.c"))
+    assert result.returncode == 0, result.stderr
+    assert "outlived the command" in result.stderr, result.stderr
+    assert sites(out, "daemon_child!")["daemon_child!daemon_site"] >= 100

@@ -21,6 +21,7 @@
 #include "agent/log.h"
 #include "agent/recorder.h"
 #include "agent/thread_state.h"
+#include "common/safe_file.h"
 
 namespace nmprof {
 namespace {
@@ -261,11 +262,19 @@ bool start_with(const char* text, AgentMode mode) {
   return start_agent(options, mode);
 }
 
-void write_reply(const std::string& path, const AttachReply& reply) {
-  if (path.empty()) return;
+// The reply file is one nmprof created (as this JVM's user) and reads back through
+// the descriptor it keeps: it is only written if it is still that regular file of
+// ours, and it carries nmprof's token back.
+void write_reply(const AgentOptions& request, AttachReply reply) {
+  if (request.reply.empty()) return;
+  reply["token"] = request.token;
   std::string text = format_attach_reply(reply);
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return;
+  const char* name;
+  int dir = safe_file::open_parent(request.reply.c_str(), &name);
+  if (dir < 0) return log_line("cannot answer nmprof at %s: %s", request.reply.c_str(), safe_file::error_text(dir));
+  int fd = safe_file::open_owned(dir, name, O_WRONLY | O_TRUNC, geteuid());
+  close(dir);
+  if (fd < 0) return log_line("cannot answer nmprof at %s: %s", request.reply.c_str(), safe_file::error_text(fd));
   ssize_t written = write(fd, text.data(), text.size());
   (void)written;
   close(fd);
@@ -291,7 +300,7 @@ AttachReply status_reply() {
 int attach(JavaVM* vm, const char* text) {
   AttachRequest request;
   if (auto error = parse_attach_request(text ? text : "", request)) {
-    write_reply(request.options.reply, {{"result", "error"}, {"message", *error}});
+    write_reply(request.options, {{"result", "error"}, {"message", *error}});
     return kAttachBadRequest;
   }
   JNIEnv* env = nullptr;
@@ -306,7 +315,7 @@ int attach(JavaVM* vm, const char* text) {
       bool first = !g_jvm;
       if (!start_agent(request.options, AgentMode::JvmAttach) || !set_up_jvmti(vm)) {
         stop_agent();
-        write_reply(request.options.reply,
+        write_reply(request.options,
                     {{"result", "error"}, {"message", "the agent could not start (see the JVM's stderr)"}});
         return kAttachFailed;
       }
@@ -342,7 +351,7 @@ int attach(JavaVM* vm, const char* text) {
   }
   AttachReply reply = status_reply();
   if (code != kAttachOk) reply["result"] = "error";
-  write_reply(request.options.reply, reply);
+  write_reply(request.options, reply);
   return code;
 }
 

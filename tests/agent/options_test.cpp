@@ -84,7 +84,7 @@ TEST(AgentOptions, FormatParsesBack) {
   o.live = false;
   o.max_tracked = 77;
   o.file = "/out/a,b-%p.jfr";
-  o.tags = {{"service", "shop"}, {"build", "a=b"}};
+  o.tags = {{"service", "shop"}, {"build", "a=b"}, {"teams", "a,b"}};
   o.context_attributes = {"route", "tenant_id"};
   AgentOptions back;
   EXPECT_FALSE(parse_agent_options(format_agent_options(o), back));
@@ -126,6 +126,56 @@ TEST(PathTemplate, ExpandsPidTimeAndPercent) {
   std::string t = local_time_text(86400 * 365);
   EXPECT_EQ(t.size(), 15u);  // yyyymmdd-hhmmss
   EXPECT_EQ(t[8], '-');
+}
+
+}  // namespace
+}  // namespace nmprof
+
+namespace nmprof {
+namespace {
+
+// Issue 15, finding 9: a directory named like options must stay part of the path.
+TEST(AgentOptions, ValuesThatLookLikeOptionsStayValues) {
+  for (std::string file : {"x,live=false/%p.jfr", "x,file=/etc/passwd", "a\\,b=c\\\\", "trailing\\", "=,=,",
+                           "/tmp/dir,reply=/x/%p.jfr", "\\\\,\\="}) {
+    AgentOptions o;
+    o.file = file;
+    o.reply = "/tmp/r,live=false";
+    o.token = "t=1";
+    AgentOptions back;
+    auto error = parse_agent_options(format_agent_options(o), back);
+    ASSERT_FALSE(error) << *error << " for " << format_agent_options(o);
+    EXPECT_EQ(back.file, file) << format_agent_options(o);
+    EXPECT_EQ(back.reply, o.reply);
+    EXPECT_EQ(back.token, o.token);
+    EXPECT_TRUE(back.live);
+  }
+}
+
+TEST(AgentOptions, BackslashesBeforeOtherCharactersAreKept) {
+  AgentOptions o;
+  EXPECT_FALSE(parse_agent_options("file=/tmp/a\\b.jfr", o));
+  EXPECT_EQ(o.file, "/tmp/a\\b.jfr");
+  EXPECT_FALSE(parse_agent_options("file=/tmp/a\\,live\\=false", o));
+  EXPECT_EQ(o.file, "/tmp/a,live=false");
+}
+
+// Random values of the characters that matter always come back exactly.
+TEST(AgentOptions, EscapingRoundTripsRandomValues) {
+  const char alphabet[] = ",=\\a/%p ";
+  unsigned seed = 12345;
+  for (int round = 0; round < 20000; round++) {
+    std::string value;
+    size_t length = 1 + (seed = seed * 1103515245 + 12345) % 12;
+    for (size_t i = 0; i < length; i++) value += alphabet[(seed = seed * 1103515245 + 12345) >> 16 & 7];
+    AgentOptions o;
+    o.file = value;
+    o.reply = value;
+    AgentOptions back;
+    ASSERT_FALSE(parse_agent_options(format_agent_options(o), back)) << value;
+    ASSERT_EQ(back.file, value);
+    ASSERT_EQ(back.reply, value);
+  }
 }
 
 }  // namespace

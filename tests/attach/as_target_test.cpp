@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cstring>
 
 #include "tests/attach/test_processes.h"
@@ -34,6 +35,38 @@ TEST(RunAsTarget, HelperHasTheTargetsCredentials) {
   unlink(("/" + name).c_str());
   EXPECT_EQ(st.st_uid, user->first);
   EXPECT_EQ(st.st_gid, user->second);
+}
+
+// Issue 15, finding 8: with a root target (a container without a user namespace) the
+// helper would otherwise keep every capability of the host's root.
+TEST(RunAsTarget, HelperHasNoCapabilitiesEvenForARootTarget) {
+  auto self = inspect_process(getpid());
+  ASSERT_TRUE(self) << self.error().message;
+  auto status = run_as_target(*self, [](const TargetDirs&) -> Result<UniqueFd> {
+    auto text = read_text_at(AT_FDCWD, "/proc/self/status");
+    if (!text) return Error{"cannot read /proc/self/status"};
+    for (const char* line : {"CapEff:\t0000000000000000", "CapPrm:\t0000000000000000", "CapBnd:\t0000000000000000",
+                             "NoNewPrivs:\t1"})
+      if (text->find(line) == std::string::npos && (geteuid() == 0 || std::string(line).rfind("CapBnd", 0) != 0))
+        return Error{std::string("missing ") + line + " in\n" + *text};
+    return UniqueFd();
+  });
+  EXPECT_TRUE(status) << status.error().message;
+}
+
+// Issue 15, finding 6: the target's user can stop the helper; nmprof must not wait forever.
+TEST(RunAsTarget, AStoppedHelperIsKilledAfterTheTimeout) {
+  auto self = inspect_process(getpid());
+  ASSERT_TRUE(self) << self.error().message;
+  std::string mark = "/tmp/nmprof-cleanup-test-" + std::to_string(getpid());
+  auto stopped = run_as_target(
+      *self, [](const TargetDirs&) -> Result<UniqueFd> { raise(SIGSTOP); return UniqueFd(); },
+      std::chrono::milliseconds(300),
+      [&](const TargetDirs&) -> Result<UniqueFd> { return UniqueFd(open(mark.c_str(), O_CREAT | O_WRONLY, 0600)); });
+  ASSERT_FALSE(stopped);
+  EXPECT_NE(stopped.error().message.find("was killed by signal 9 without an answer (within 300 ms)"), std::string::npos)
+      << stopped.error().message;
+  EXPECT_EQ(unlink(mark.c_str()), 0) << "the cleanup job did not run";
 }
 
 TEST(RunAsTarget, HandsBackErrorsAndJobsWithoutDescriptor) {

@@ -42,6 +42,13 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
+std::string read_fd(int fd) {
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<size_t>(n));
+  return text;
+}
+
 bool exists(const std::string& path) {
   struct stat st {};
   return lstat(path.c_str(), &st) == 0;
@@ -344,17 +351,11 @@ TEST(OtherUser, AttachesAndCopiesTheOutputBack) {
   EXPECT_EQ(socket.st_uid, user->first);
   EXPECT_FALSE(exists("/tmp/.attach_pid" + std::to_string(jvm->pid())));
 
-  std::string copy = output_file("copied-from-other-user");
-  FileOwner owner{12345, 54321};
-  auto copied = copy_from_target(vm->process(), out, copy, owner);
-  ASSERT_TRUE(copied) << copied.error().message;
-  EXPECT_EQ(read_file(copy), agent_options(0, out) + "\n");
-  struct stat st {};
-  ASSERT_EQ(stat(copy.c_str(), &st), 0);
-  EXPECT_EQ(st.st_uid, owner.uid);
-  EXPECT_EQ(st.st_gid, owner.gid);
+  auto opened = open_in_target(vm->process(), out);
+  ASSERT_TRUE(opened) << opened.error().message;
+  EXPECT_EQ(read_fd(opened->get()), agent_options(0, out) + "\n");
 
-  auto removed = remove_from_target(vm->process(), out);
+  auto removed = remove_from_target(vm->process(), out, opened->get());
   EXPECT_TRUE(removed) << removed.error().message;
   EXPECT_FALSE(exists(out));
 }
@@ -384,16 +385,15 @@ TEST(Container, AttachesToJvmInItsOwnPidAndMountNamespace) {
   EXPECT_FALSE(exists(root + "/tmp/.attach_pid1"));
   EXPECT_FALSE(exists("/proc/" + std::to_string(jvm->pid()) + "/cwd/.attach_pid1"));
 
-  std::string copy = output_file("copied-from-container");
-  auto copied = copy_from_target(vm->process(), out, copy, invoking_user());
-  ASSERT_TRUE(copied) << copied.error().message;
-  EXPECT_EQ(read_file(copy), agent_options(0, out) + "\n");
+  auto opened = open_in_target(vm->process(), out);
+  ASSERT_TRUE(opened) << opened.error().message;
+  EXPECT_EQ(read_fd(opened->get()), agent_options(0, out) + "\n");
 
   // A link to "/tmp" inside the container means the container's /tmp, never the host's.
   std::string host_only = "/tmp/nmprof-host-only-" + std::to_string(jvm->pid()) + ".txt";
   std::ofstream(host_only) << "host\n";
   ASSERT_EQ(symlink("/tmp", (root + "/tmp/escape").c_str()), 0);
-  auto escaped = copy_from_target(vm->process(), "/tmp/escape" + host_only.substr(4), output_file("escape"), invoking_user());
+  auto escaped = open_in_target(vm->process(), "/tmp/escape" + host_only.substr(4), Owner::anyone);
   unlink(host_only.c_str());
   ASSERT_FALSE(escaped);
   EXPECT_CONTAINS(escaped.error().message, "No such file or directory");
