@@ -20,6 +20,9 @@
 #include "agent/log.h"
 #include "agent/modules.h"
 #include "agent/native_frames.h"
+#include "agent/php/php_frames.h"
+#include "agent/php/php_runtime.h"
+#include "agent/php/zend_heap_hooks.h"
 #include "agent/rate_limit.h"
 #include "agent/recorder.h"
 #include "agent/sampler.h"
@@ -37,7 +40,8 @@ namespace {
 struct Agent {
   AgentOptions options;
   ModuleMap modules;
-  NativeFrameResolver resolver{modules};
+  NativeFrameResolver native_resolver{modules};
+  php::PhpFrameResolver resolver{native_resolver};
   StackCapture capture{modules};
   RateLimit rate;
   Recorder recorder{resolver, rate};
@@ -45,18 +49,22 @@ struct Agent {
   SpinLock library_change_lock;
   std::atomic<bool> recording{false};
   std::atomic<JavaStacks*> java{nullptr};
+  php::PhpRuntime php;
   AgentMode mode;
 };
 
 Agent* g_agent = nullptr;
 
-void record_sample(ThreadState& t, const unwind::Registers& caller, void* p, size_t size) {
+void record_sample(ThreadState& t, const unwind::Registers& caller, void* p, size_t size,
+                   jfr::schema::AllocatorKey allocator) {
   ThreadScratch* scratch = ThreadScratch::of_this_thread(g_agent->options.stack_depth);
   if (!scratch) return;
   CallStack stack{scratch->frames(), scratch->depth()};
   NativeWalkEnd end = g_agent->capture.capture(t, caller, stack, scratch->walk_pcs());
   if (JavaStacks* java = g_agent->java.load(std::memory_order_acquire)) java->append(t, end, stack, *scratch);
-  g_agent->recorder.record_allocation(t, stack, reinterpret_cast<uintptr_t>(p), size, Sampler::weight(t, size));
+  if (php::PhpStacks* php = g_agent->php.stacks()) php->append(t, stack);
+  g_agent->recorder.record_allocation(t, stack, reinterpret_cast<uintptr_t>(p), size, Sampler::weight(t, size),
+                                      allocator);
 }
 
 bool flush_for_signal() {
@@ -135,7 +143,7 @@ bool create_agent(AgentMode mode) {
 
 // Hooks tail-call this, so its return address is in the caller of malloc: the walk
 // starts there, from this function's frame pointer, instead of unwinding the agent.
-void* on_sampled_allocation(void* p, size_t size) {
+void* on_sampled_allocation(void* p, size_t size, jfr::schema::AllocatorKey allocator) {
   ThreadState& t = t_state;
   if (!Sampler::confirm(t, size)) return p;
   if (p && g_agent && g_agent->recording.load(std::memory_order_relaxed)) {
@@ -143,7 +151,7 @@ void* on_sampled_allocation(void* p, size_t size) {
     unwind::Registers caller{frame[1], reinterpret_cast<uintptr_t>(frame + 2), frame[0]};
     AgentGuard guard;
     CancellationOff no_cancel;
-    record_sample(t, caller, p, size);
+    record_sample(t, caller, p, size, allocator);
     // Before the next countdown is drawn, so that it is drawn with the new interval.
     if (g_agent->rate.active()) Sampler::set_interval(g_agent->rate.on_sample(monotonic_ticks()));
   }
@@ -168,7 +176,11 @@ void on_tracked_free(void* p) {
   if (!g_agent) return;
   AgentGuard guard;
   CancellationOff no_cancel;
-  g_agent->recorder.record_free(t_state, reinterpret_cast<uintptr_t>(p));
+  // What the engine frees in its request cleanup, the PHP script still held when
+  // it ended: the live view shows it (ZendMM on or off).
+  php::PhpStacks* php = g_agent->php.stacks();
+  bool recorded = !(php && php->in_request_cleanup(t_state));
+  g_agent->recorder.record_free(t_state, reinterpret_cast<uintptr_t>(p), recorded);
 }
 
 void on_libraries_changed(bool deepbind) {
@@ -181,6 +193,13 @@ void on_libraries_changed(bool deepbind) {
     if (g_agent->modules.has_jvm()) remove_fatal_handlers();
   }
   g_agent->library_change_lock.unlock();
+  g_agent->php.checkpoint();
+}
+
+void on_runtime_checkpoint() {
+  if (!g_agent || !g_agent->php.waiting_for_heap()) return;
+  AgentGuard guard;
+  g_agent->php.checkpoint();
 }
 
 void on_process_image_ending() {
@@ -206,9 +225,11 @@ bool start_agent(const AgentOptions& options, AgentMode mode) {
   // Attached, the file exists at once: the CLI holds it open, so that what the JVM
   // recorded can be collected even if it exits (in a container, with its /tmp).
   declare_context_attributes(options.context_attributes);
-  agent->recorder.start(agent->options.file, settings_of(agent->options, mode),
-                        options.live ? options.max_tracked : 0, mode == AgentMode::JvmAttach, options.tags,
-                        options.context_attributes);
+  if (mode == AgentMode::Preload) agent->php.find(t_state.id());
+  Settings settings = settings_of(agent->options, mode);
+  if (const char* version = agent->php.version()) settings.push_back({"runtime", std::string("PHP ") + version});
+  agent->recorder.start(agent->options.file, settings, options.live ? options.max_tracked : 0,
+                        mode == AgentMode::JvmAttach, options.tags, options.context_attributes);
   agent->recording.store(true, std::memory_order_release);
   agent->patcher.patch_all();
   return true;
@@ -219,6 +240,7 @@ void stop_agent() {
   AgentGuard guard;
   // Restored slots cost nothing; a thread still inside a hook finishes normally.
   if (g_agent) g_agent->patcher.restore_all();
+  php::remove_zend_heap_hooks();
 }
 
 Recorder* agent_recorder() { return g_agent ? &g_agent->recorder : nullptr; }

@@ -13,8 +13,9 @@
 
 namespace nmprof {
 
-__attribute__((always_inline)) inline void* count_allocation(void* p, size_t size) {
-  return __builtin_expect(Sampler::countdown(size), 0) ? on_sampled_allocation(p, size) : p;
+__attribute__((always_inline)) inline void* count_allocation(
+    void* p, size_t size, jfr::schema::AllocatorKey allocator = jfr::schema::kLibc) {
+  return __builtin_expect(Sampler::countdown(size), 0) ? on_sampled_allocation(p, size, allocator) : p;
 }
 
 template <int K>
@@ -38,12 +39,13 @@ struct CallocHook {
 // A realloc frees its old block (unless it fails) and counts as an allocation of its
 // new size, in place or not: the live estimate stays unbiased either way.
 template <typename Realloc>
-__attribute__((noinline)) void* realloc_tracked(void* old, size_t size, Realloc call) {
+__attribute__((noinline)) void* realloc_tracked(void* old, size_t size, Realloc call,
+                                                jfr::schema::AllocatorKey allocator = jfr::schema::kLibc) {
   TakenBlock taken;
   bool was_tracked = take_tracked_block(old, &taken);
   void* p = call();
   if (was_tracked) settle_taken_block(taken, p != nullptr || size == 0);
-  return count_allocation(p, size);
+  return count_allocation(p, size, allocator);
 }
 
 template <int K>

@@ -6,12 +6,13 @@
 #include <cstdint>
 
 #include "agent/live_heap.h"
+#include "formats/jfr/nmprof_schema.h"
 
 namespace nmprof {
 
-// An allocation whose countdown crossed zero (p may be null if it failed). Returns p,
-// so that hooks can tail-call it.
-void* on_sampled_allocation(void* p, size_t size);
+// An allocation whose countdown crossed zero (p may be null if it failed), made by
+// `allocator`. Returns p, so that hooks can tail-call it.
+void* on_sampled_allocation(void* p, size_t size, jfr::schema::AllocatorKey allocator);
 // A tracked block taken out of the live set before the call that frees it, so that
 // its address cannot be reused (and sampled) before we have forgotten it.
 struct TakenBlock {
@@ -29,6 +30,9 @@ void settle_taken_block(const TakenBlock& taken, bool freed);
 void on_libraries_changed(bool deepbind);
 // dlsym found `name` at `found` (both non-null): returns what the caller gets.
 void* on_symbol_lookup(const char* name, void* found);
+// A call a runtime makes at a known point of its startup (sysconf, in PHP right after
+// the engine made its heap): the agent may hook the runtime's own allocator now.
+void on_runtime_checkpoint();
 // The process image is about to be replaced, or the process to end without exit().
 void on_process_image_ending();
 

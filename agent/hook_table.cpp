@@ -31,6 +31,7 @@ const HookedFunction g_hooked_functions[kHookCount] = {
     {"execle", NMPROF_HOOK_ENTRIES(ExecleHook)},
     {"_exit", NMPROF_HOOK_ENTRIES(UnderscoreExitHook)},
     {"_Exit", NMPROF_HOOK_ENTRIES(UnderscoreUpperExitHook)},
+    {"sysconf", NMPROF_HOOK_ENTRIES(SysconfHook)},
 };
 
 std::atomic<void*> g_hook_targets[kHookCount][kMaxBindings];

@@ -35,6 +35,7 @@ enum HookId {
   kExecle,
   kUnderscoreExit,
   kUnderscoreUpperExit,
+  kSysconf,
   kHookCount
 };
 

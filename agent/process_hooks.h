@@ -42,6 +42,16 @@ struct DlsymHook {
   }
 };
 
+// PHP's start_memory_manager() calls sysconf right after it made the engine's heap.
+template <int K>
+struct SysconfHook {
+  static long call(int name) {
+    long value = hook_target<long (*)(int)>(kSysconf, K)(name);
+    on_runtime_checkpoint();
+    return value;
+  }
+};
+
 template <int K>
 struct DlcloseHook {
   static int call(void* handle) {

@@ -30,7 +30,7 @@ Recorder::Recorder(FrameResolver& resolver, const RateLimit& rate)
     : resolver_(resolver),
       rate_(rate),
       out_pools_({schema::kThread, schema::kStackTrace, schema::kMethod, schema::kClass, schema::kPackage,
-                  schema::kSymbol, schema::kFrameType, schema::kString}) {}
+                  schema::kSymbol, schema::kFrameType, schema::kString, schema::kAllocator}) {}
 
 void Recorder::start(const std::string& path_template, const Settings& settings, uint64_t max_tracked,
                      bool create_file, const std::vector<Tag>& tags,
@@ -83,6 +83,11 @@ void Recorder::append_prelude() {
     auto& entry = out_pools_.add_entry(schema::kFrameType);
     entry.put_varint(static_cast<uint64_t>(i));
     entry.put_string(schema::frame_type_name(static_cast<schema::FrameTypeKey>(i)));
+  }
+  for (int i = 0; i < schema::kAllocatorCount; i++) {
+    auto& entry = out_pools_.add_entry(schema::kAllocator);
+    entry.put_varint(static_cast<uint64_t>(i));
+    entry.put_string(schema::allocator_name(static_cast<schema::AllocatorKey>(i)));
   }
   uint64_t now = monotonic_ticks();
   jfr::ByteBuffer body;
@@ -188,7 +193,7 @@ void Recorder::flush_resolving(FrameResolver& java) {
 
 
 void Recorder::record_allocation(ThreadState& t, const CallStack& stack, uint64_t address, uint64_t size,
-                                 float weight) {
+                                 float weight, schema::AllocatorKey allocator) {
   // Our own thread already holds the lock only when fork()'s prepare handler or a
   // signal interrupted the recorder: drop the sample rather than deadlock.
   if (lock_.owner() == t.id()) {
@@ -215,6 +220,7 @@ void Recorder::record_allocation(ThreadState& t, const CallStack& stack, uint64_
     r.varint(address);
     r.varint(size);
     r.f32(weight);
+    r.varint(allocator);
     add_context(r, t.context);
     r.append_to(events_);
     samples_++;
@@ -266,12 +272,12 @@ void Recorder::settle_block(ThreadState& t, const LiveHeap::Block& block, uint64
   lock_.unlock();
 }
 
-void Recorder::record_free(ThreadState& t, uintptr_t address) {
+void Recorder::record_free(ThreadState& t, uintptr_t address, bool recorded) {
   if (lock_.owner() == t.id()) return;
   uint64_t now = monotonic_ticks();
   lock_.lock(t.id());
   LiveHeap::Block block;
-  if (active_ && live_ && live_->remove(address, &block)) append_free(t, address, now);
+  if (active_ && live_ && live_->remove(address, &block) && recorded) append_free(t, address, now);
   lock_.unlock();
 }
 

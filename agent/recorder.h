@@ -25,6 +25,7 @@
 #include "formats/jfr/byte_buffer.h"
 #include "formats/jfr/constant_pools.h"
 #include "formats/jfr/event_record.h"
+#include "formats/jfr/nmprof_schema.h"
 #include "include/nmprof.h"
 
 namespace nmprof {
@@ -45,9 +46,11 @@ class Recorder {
   void start(const std::string& path_template, const Settings& settings, uint64_t max_tracked, bool create_file,
              const std::vector<Tag>& tags = {}, const std::vector<std::string>& context_attributes = {});
   bool recording() const { return active_; }
-  void record_allocation(ThreadState& t, const CallStack& stack, uint64_t address, uint64_t size, float weight);
-  // Heap-live: a free of a block that may be tracked (the filter said so).
-  void record_free(ThreadState& t, uintptr_t address);
+  void record_allocation(ThreadState& t, const CallStack& stack, uint64_t address, uint64_t size, float weight,
+                         jfr::schema::AllocatorKey allocator = jfr::schema::kLibc);
+  // Heap-live: a free of a block that may be tracked (the filter said so). Not
+  // `recorded`: the block is forgotten without a Free event (it stays live in the file).
+  void record_free(ThreadState& t, uintptr_t address, bool recorded = true);
   // realloc: takes a tracked block out of the live set (false if not tracked), then
   // either records its free or puts it back (when the realloc failed).
   bool take_block(ThreadState& t, uintptr_t address, LiveHeap::Block* block, uint64_t* taken_at);

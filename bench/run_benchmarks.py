@@ -3,10 +3,10 @@
 ratios against a plain run in the same invocation, medians of several alternating
 runs; and the instructions the hooks add, counted by callgrind (repeatable).
 
-    bench/run_benchmarks.py --build build [--rounds 7] [--pairs 20000000] [--only native|java|attach|context]
+    bench/run_benchmarks.py --build build [--rounds 7] [--pairs 20000000] [--only native|java|attach|context|php]
 
 With JAVA_HOME naming a JDK (default: JDK 17), it also times a Deflater-heavy Java
-workload with and without nmprof.
+workload with and without nmprof; with PHP 8.2 installed, a ZendMM churn script.
 """
 
 import argparse
@@ -46,10 +46,14 @@ def main():
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--pairs", type=int, default=20_000_000)
     parser.add_argument("--java-iterations", type=int, default=20000)
-    parser.add_argument("--only", choices=["native", "java", "attach", "context"], help="run one part only")
+    parser.add_argument("--php-requests", type=int, default=3000)
+    parser.add_argument("--only", choices=["native", "java", "attach", "context", "php"], help="run one part only")
     args = parser.parse_args()
     if args.only == "context":
         context_benchmark(Path(args.build), args.rounds, args.pairs)
+        return
+    if args.only == "php":
+        php_benchmark(Path(args.build), args.rounds, args.php_requests)
         return
     if args.only == "java":
         java_benchmark(Path(args.build), args.rounds, args.java_iterations)
@@ -107,6 +111,40 @@ def main():
     if args.only != "native":
         java_benchmark(build, args.rounds, args.java_iterations)
         attach_benchmarks(build, 10, 5)
+        php_benchmark(build, args.rounds, args.php_requests)
+
+
+def php_benchmark(build, rounds, requests):
+    """The ZendMM churn script with and without nmprof (run -- php), CPU seconds of its
+    loop, plain and profiled back to back in each round; and the instructions an
+    emalloc+efree pair costs through the agent's handlers when nothing is sampled."""
+    nmprof = build / "bin" / "nmprof"
+    out = Path(tempfile.mkdtemp()) / "php.jfr"
+    script = [PHP, str(Path(__file__).parent / "php" / "churn.php")]
+    configs = {"512k": ["--nativemem", "512k"], "512k, live off": ["--nativemem", "512k", "--no-live"]}
+    ratios = {name: [] for name in configs}
+    plain_times = []
+    for _ in range(rounds):
+        for name, options in configs.items():
+            plain = wall_time([*script, str(requests)])
+            profiled = wall_time([str(nmprof), "run", "-q", *options, "-o", str(out), "--", *script, str(requests)])
+            plain_times.append(plain)
+            ratios[name].append(profiled / plain)
+    print(f"PHP churn, {requests} requests, CPU seconds of the loop: plain {statistics.median(plain_times):.3f} s")
+    for name, r in ratios.items():
+        print(f"  nativemem={name:16s} ratio {statistics.median(r):.3f}  (min {min(r):.3f}, max {max(r):.3f})")
+    # Each turn of this loop makes one string and frees the previous one: the added
+    # instructions per turn are those of an emalloc+efree pair through the agent's
+    # handlers when nothing is sampled (1 TiB interval), live tracking on.
+    agent = build / "lib" / "nmprof" / "libnmprof.so"
+    never = agent_env(agent, f"nativemem=1t,file={out}")
+    loop = lambda k: [PHP, "-n", "-r", f"for ($i = 0; $i < {k}; $i++) {{ $s = str_repeat('a', 100); }}"]
+    n = 100_000
+    plain = [callgrind_instructions(loop(k)) for k in (n, 2 * n)]
+    hooked = [callgrind_instructions(loop(k), never) for k in (n, 2 * n)]
+    per_turn = lambda v: (v[1] - v[0]) / n
+    print(f"  instructions per emalloc+efree pair, not sampled (callgrind): plain {per_turn(plain):.1f}, "
+          f"through nmprof {per_turn(hooked):.1f} (+{per_turn(hooked) - per_turn(plain):.1f})")
 
 
 def context_benchmark(build, rounds, pairs):
@@ -223,6 +261,7 @@ def attach_benchmarks(build, seconds, runs):
 
 JDK = Path(os.environ.get("JAVA_HOME", "/usr/lib/jvm/java-17-openjdk-amd64"))
 JAVA, JAVAC, JFR = JDK / "bin" / "java", JDK / "bin" / "javac", JDK / "bin" / "jfr"
+PHP = "php8.2"
 
 
 if __name__ == "__main__":

@@ -67,6 +67,13 @@ std::string bare_function(std::string_view s) {
   return name;
 }
 
+// PHP: "Class::method (file.php:42)"; built-in functions have no file.
+std::string php_frame_name(const profile::Frame& frame) {
+  if (frame.container.starts_with("[")) return frame.function;
+  std::string file = frame.container.substr(frame.container.rfind('/') + 1);
+  return frame.function + " (" + file + (frame.line > 0 ? ":" + std::to_string(frame.line) : "") + ")";
+}
+
 }  // namespace
 
 std::string function_name(const profile::Frame& frame) {
@@ -75,6 +82,7 @@ std::string function_name(const profile::Frame& frame) {
 }
 
 std::string frame_name(const profile::Frame& frame) {
+  if (frame.kind == profile::FrameKind::Php) return php_frame_name(frame);
   std::string name = function_name(frame);
   if (profile::is_java(frame.kind) && frame.line > 0) name += ":" + std::to_string(frame.line);
   if (!frame.file.empty() && frame.line > 0)
@@ -83,9 +91,10 @@ std::string frame_name(const profile::Frame& frame) {
 }
 
 std::string frame_location(const profile::Frame& frame) {
-  return profile::is_java(frame.kind) ? profile::frame_kind_name(frame.kind) : frame.container;
+  return profile::is_runtime_frame(frame.kind) ? profile::frame_kind_name(frame.kind) : frame.container;
 }
 
+// A PHP function is told apart from others of its name by its file.
 std::string function_location(const profile::Frame& frame) {
   return profile::is_java(frame.kind) ? std::string() : frame.container;
 }

@@ -249,6 +249,13 @@ void write_json_report(const Report& r, std::ostream& out) {
   write_processes(json, r);
   json.key("allocated");
   write_totals(json, r.allocated);
+  json.key("allocators");
+  json.begin_object();
+  for (int i = 0; i < profile::kAllocatorCount; i++) {
+    json.key(profile::allocator_name(static_cast<profile::Allocator>(i)));
+    write_totals(json, r.by_allocator[i]);
+  }
+  json.end_object();
   json.key("live");
   if (r.live)
     write_live(json, r);

@@ -105,6 +105,7 @@ void describe_processes(const Profile& profile, const std::vector<uint32_t>& sel
   for (uint32_t i : selected) {
     const auto& a = profile.allocations[i];
     r.processes[a.process].allocated.add(a);
+    r.by_allocator[static_cast<int>(a.allocator)].add(a);
     if (!profile.processes[a.process].weighted) r.estimates = false;
   }
   r.statistics = summed_statistics(profile);

@@ -68,6 +68,8 @@ struct Report {
   std::vector<ProcessSummary> processes;
   std::vector<profile::Statistic> statistics;  // summed over processes by name
   Totals allocated;
+  // Native samples by the allocator that made them, indexed by profile::Allocator.
+  Totals by_allocator[profile::kAllocatorCount];
   std::optional<LiveSummary> live;  // when the recording tracked frees
 
   // The ranking of the chosen view (allocated, or live with --live).

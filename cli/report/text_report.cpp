@@ -80,6 +80,7 @@ void write_header(const Report& r, std::ostream& out) {
     if (!proc.host_name.empty()) about += " on " + proc.host_name;
     if (!proc.agent_version.empty()) about += ", nmprof " + proc.agent_version;
     write_line(out, "Process", about);
+    if (const std::string* runtime = proc.setting("runtime")) write_line(out, "Runtime", *runtime);
   }
   if (!r.tags.empty()) {
     std::string tags;
@@ -95,6 +96,14 @@ void write_header(const Report& r, std::ostream& out) {
                    : "one sample per " + format_bytes(*r.sampling_interval) + " allocated, on average");
   write_line(out, r.source == AllocationSource::JavaHeap ? "Java heap" : "Allocated",
              totals_text(r, r.allocated, false));
+  // Only a runtime's own allocator (PHP's ZendMM) makes the split worth a line.
+  if (r.by_allocator[static_cast<int>(profile::Allocator::ZendMM)].samples) {
+    std::string split;
+    for (int i = 0; i < profile::kAllocatorCount; i++)
+      split += (i ? ", " : "") + std::string(profile::allocator_name(static_cast<profile::Allocator>(i))) + " ~" +
+               format_bytes(r.by_allocator[i].bytes);
+    write_line(out, "Allocators", split);
+  }
   if (r.live) write_line(out, "Live", totals_text(r, r.live->totals, true) + " at the end");
   write_statistics(r, out);
   if (multi_process(r)) write_process_table(r, out);

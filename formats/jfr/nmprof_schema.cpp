@@ -58,6 +58,7 @@ std::vector<FieldDecl> malloc_fields(std::span<const std::string> context_attrib
       address(), bytes("size", "Size"),
       annotated(field("weight", kFloat, "Weight"),
                 {description("Allocations this sample stands for (1/probability of sampling it)")}),
+      pooled("allocator", kAllocator, "Allocator"),
       annotated(field(kSpanIdField, kLong, "Span Id"), {description("The thread's span when sampled; 0 for none")}),
       annotated(field(kLocalRootSpanIdField, kLong, "Local Root Span Id"),
                 {description("The root span of the thread's request in this process; 0 for none")})};
@@ -98,6 +99,8 @@ Metadata build(std::span<const std::string> context_attributes) {
           pooled("descriptor", kSymbol, "Descriptor"), field("modifiers", kInt, "Access Modifiers"),
           field("hidden", kBoolean, "Hidden")}});
   m.add({"jdk.types.Package", kPackage, "", false, {label("Package")}, {pooled("name", kSymbol, "Name")}});
+  m.add({"nmprof.types.Allocator", kAllocator, "", true, {label("Allocator")},
+         {field("name", kString, "Name")}});
   m.add({"jdk.types.Symbol", kSymbol, "", true, {label("Symbol")}, {field("string", kString, "String")}});
 
   m.add(event_type(kMallocName, kMallocEvent, "Malloc", malloc_fields(context_attributes),
@@ -160,9 +163,11 @@ Metadata build(std::span<const std::string> context_attributes) {
 
 const char* frame_type_name(FrameTypeKey key) {
   static const char* const names[kFrameTypeCount] = {"Interpreted", "JIT compiled", "Inlined", "Native",
-                                                     "C++",         "Kernel",       "C1 compiled"};
+                                                     "C++",         "Kernel",       "C1 compiled", "PHP"};
   return key < kFrameTypeCount ? names[key] : "Native";
 }
+
+const char* allocator_name(AllocatorKey key) { return key == kZendMM ? "ZendMM" : "libc"; }
 
 const Metadata& nmprof_metadata() {
   static const Metadata metadata = build({});

@@ -27,6 +27,7 @@ enum TypeId : uint64_t {
   kMethod = 28,
   kPackage = 30,
   kSymbol = 31,
+  kAllocator = 40,
 
   kMallocEvent = 120,
   kFreeEvent = 121,
@@ -56,9 +57,18 @@ enum FrameTypeKey : uint8_t {
   kCpp = 4,
   kKernel = 5,
   kC1Compiled = 6,
+  kPhp = 7,  // a PHP function (user code or internal), file and line in its method and frame
 };
 const char* frame_type_name(FrameTypeKey key);
-constexpr int kFrameTypeCount = 7;
+constexpr int kFrameTypeCount = 8;
+
+// Keys of the nmprof.types.Allocator pool: which allocator a profiler.Malloc sampled.
+enum AllocatorKey : uint8_t {
+  kLibc = 0,    // malloc and friends, of whatever library the GOT slot was bound to
+  kZendMM = 1,  // PHP's request heap (emalloc and friends)
+};
+const char* allocator_name(AllocatorKey key);
+constexpr int kAllocatorCount = 2;
 
 // JVM access flag that marks native methods; nmprof gives it to native frames.
 constexpr int kAccNative = 0x100;

@@ -10,6 +10,13 @@ constexpr std::string_view kAllocatorFunctions[] = {
     "posix_memalign", "aligned_alloc", "memalign", "valloc",       "pvalloc", "malloc_usable_size",
 };
 
+// PHP's ZendMM entry points (emalloc and friends, with their size-specialised
+// variants such as _emalloc_56) and its libc-backed persistent ones.
+constexpr std::string_view kZendAllocatorPrefixes[] = {
+    "_emalloc", "_ecalloc", "_erealloc", "_efree",    "_safe_emalloc", "_safe_erealloc", "_safe_malloc",
+    "_safe_realloc", "_safe_femalloc", "_estrdup", "_estrndup", "__zend_malloc", "__zend_calloc", "__zend_realloc",
+};
+
 // The symbol without the decorations glibc and hooking profilers put around the
 // public name: "__libc_malloc", "__GI___libc_malloc", "_int_malloc", "malloc_hook".
 std::string_view undecorated(std::string_view name) {
@@ -22,9 +29,11 @@ std::string_view undecorated(std::string_view name) {
 }  // namespace
 
 bool is_allocator_frame(const Frame& frame) {
-  if (is_java(frame.kind)) return false;
+  if (is_runtime_frame(frame.kind)) return false;
   std::string_view name = frame.function;
   if (name.starts_with("operator new") || name.starts_with("operator delete")) return true;
+  for (std::string_view prefix : kZendAllocatorPrefixes)
+    if (name.starts_with(prefix)) return true;
   name = undecorated(name);
   for (std::string_view f : kAllocatorFunctions)
     if (name == f) return true;

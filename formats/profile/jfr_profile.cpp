@@ -30,6 +30,7 @@ enum MallocSlot {
   kMallocAddress,
   kMallocSize,
   kMallocWeight,
+  kMallocAllocator,
   kMallocSpan,
   kMallocRootSpan,
   kMallocSlots
@@ -169,9 +170,9 @@ class ProfileBuilder {
     const Type* free_type = types.find(schema::kFreeName);
     const Type* java_type = types.find(kJavaSampleName);
     FieldBinding mallocs, frees, java_samples;
-    std::vector<std::string_view> malloc_fields = {"startTime", "eventThread", "stackTrace",       "address",
-                                                   "size",      "weight",      schema::kSpanIdField,
-                                                   schema::kLocalRootSpanIdField};
+    std::vector<std::string_view> malloc_fields = {"startTime", "eventThread", "stackTrace",
+                                                   "address",   "size",        "weight",
+                                                   "allocator", schema::kSpanIdField, schema::kLocalRootSpanIdField};
     std::vector<size_t> attributes;
     if (malloc_type) {
       attributes = context_attributes(*malloc_type, malloc_fields);
@@ -198,6 +199,14 @@ class ProfileBuilder {
       return id;
     };
 
+    std::unordered_map<uint64_t, Allocator> allocators;  // by pool key
+    auto allocator = [&](const Value& reference) {
+      auto memo = allocators.find(reference.key());
+      if (memo != allocators.end()) return memo->second;
+      Allocator a = text_of(chunk, reference) == "ZendMM" ? Allocator::ZendMM : Allocator::Libc;
+      return allocators.emplace(reference.key(), a).first->second;
+    };
+
     int64_t last_event = profile_.processes[process].end_nanos;
     std::vector<Value> slots(malloc_fields.size());
     Context context;
@@ -212,6 +221,7 @@ class ProfileBuilder {
         a.address = static_cast<uint64_t>(slots[kMallocAddress].integer());
         a.size = static_cast<uint64_t>(slots[kMallocSize].integer());
         a.weight = weighted ? static_cast<float>(slots[kMallocWeight].number()) : 1.0f;
+        if (mallocs.has(kMallocAllocator)) a.allocator = allocator(slots[kMallocAllocator]);
         a.span_id = static_cast<uint64_t>(slots[kMallocSpan].integer());
         a.local_root_span_id = static_cast<uint64_t>(slots[kMallocRootSpan].integer());
         if (!attributes.empty()) {

@@ -67,6 +67,7 @@ FrameKind StackResolver::kind(const jfr::Value& reference, const Method& method)
   if (type == "Inlined") return FrameKind::Inlined;
   if (type == "C++") return FrameKind::Cpp;
   if (type == "Kernel") return FrameKind::Kernel;
+  if (type == "PHP") return FrameKind::Php;
   // "Native" covers both machine code and Java methods declared native; only the
   // latter have a real JVM descriptor.
   return method.native_placeholder || method.class_name.find('/') == std::string::npos ? FrameKind::Native
@@ -89,8 +90,8 @@ void StackResolver::add_source_line(const jfr::Value& value, Frame& frame) {
 uint32_t StackResolver::frame(const jfr::Value& value) {
   const Method& m = method(value.field("method"));
   Frame frame{m.name, m.class_name, kind(value.field("type"), m), -1, {}};
-  if (is_java(frame.kind)) {
-    std::replace(frame.container.begin(), frame.container.end(), '/', '.');
+  if (is_runtime_frame(frame.kind)) {
+    if (is_java(frame.kind)) std::replace(frame.container.begin(), frame.container.end(), '/', '.');
     int64_t line = value.field("lineNumber").integer();
     if (line > 0) frame.line = static_cast<int32_t>(line);
   } else {

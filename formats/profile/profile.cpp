@@ -26,6 +26,7 @@ const char* frame_kind_name(FrameKind kind) {
     case FrameKind::JitCompiled: return "jit";
     case FrameKind::Inlined: return "inlined";
     case FrameKind::JavaNative: return "java-native";
+    case FrameKind::Php: return "php";
   }
   return "native";
 }
@@ -34,6 +35,10 @@ bool is_java(FrameKind kind) {
   return kind == FrameKind::Interpreted || kind == FrameKind::JitCompiled || kind == FrameKind::Inlined ||
          kind == FrameKind::JavaNative;
 }
+
+const char* allocator_name(Allocator allocator) { return allocator == Allocator::ZendMM ? "ZendMM" : "libc"; }
+
+bool is_runtime_frame(FrameKind kind) { return is_java(kind) || kind == FrameKind::Php; }
 
 const std::string* Process::setting(const std::string& name) const {
   auto it = settings.find(name);

@@ -21,10 +21,13 @@ enum class FrameKind : uint8_t {
   JitCompiled,
   Inlined,
   JavaNative,  // a Java method declared native
+  Php,         // a PHP function: container is its file ("[internal function]" for built-ins)
 };
-// "native", "c++", "kernel", "interpreted", "jit", "inlined", "java-native".
+// "native", "c++", "kernel", "interpreted", "jit", "inlined", "java-native", "php".
 const char* frame_kind_name(FrameKind kind);
 bool is_java(FrameKind kind);
+// Frames of a language runtime (Java, PHP), not machine code.
+bool is_runtime_frame(FrameKind kind);
 
 struct Frame {
   std::string function;   // native: symbol (demangled) or "lib.so+0x1a2b"; Java: method name
@@ -91,6 +94,13 @@ enum class AllocationSource : uint8_t {
   JavaHeap,  // jdk.ObjectAllocationSample: a Java heap allocation sample
 };
 
+// Which allocator a native sample was made by (nmprof's profiler.Malloc field
+// "allocator"; libc when a recording does not say).
+enum class Allocator : uint8_t { Libc, ZendMM };
+constexpr int kAllocatorCount = 2;
+// "libc", "ZendMM".
+const char* allocator_name(Allocator allocator);
+
 struct Allocation {
   int64_t time_nanos = 0;
   uint64_t address = 0;
@@ -101,6 +111,7 @@ struct Allocation {
   uint32_t thread = 0;
   uint32_t stack = 0;
   AllocationSource source = AllocationSource::Native;
+  Allocator allocator = Allocator::Libc;
   uint32_t context = 0;  // index into Profile::contexts(); 0: no attribute set
   uint64_t span_id = 0;  // 0: no span
   uint64_t local_root_span_id = 0;

@@ -196,6 +196,14 @@ TEST(AllocatorFrames, RecognisesAllocatorsAndTheirDecorations) {
   EXPECT_FALSE(is_allocator_frame({"malloc", "Foo", FrameKind::JitCompiled, 12, {}})) << "a Java method named malloc";
 }
 
+TEST(AllocatorFrames, RecognisesZendMMEntryPoints) {
+  for (const char* name : {"_emalloc", "_emalloc_56", "_emalloc_large", "_safe_emalloc", "_erealloc2", "_estrndup",
+                           "__zend_malloc", "_safe_femalloc"})
+    EXPECT_TRUE(is_allocator_frame({name, "php8.2", FrameKind::Native, -1, {}})) << name;
+  EXPECT_FALSE(is_allocator_frame({"zend_hash_add", "php8.2", FrameKind::Native, -1, {}}));
+  EXPECT_FALSE(is_allocator_frame({"_emalloc", "lib.php", FrameKind::Php, 3, {}})) << "a PHP function named _emalloc";
+}
+
 // --- A file shaped like async-profiler's -------------------------------------------
 
 // Its own type ids and layouts: Class and Thread with four fields, Malloc/Free

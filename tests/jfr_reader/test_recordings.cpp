@@ -86,6 +86,9 @@ uint64_t NmprofChunk::stack(const std::vector<NativeFrame>& frames, bool truncat
       e.put_varint(type);
       e.put_string(schema::frame_type_name(type));
     }
+    auto& e = pools_.add_entry(schema::kAllocator);
+    e.put_varint(schema::kLibc);
+    e.put_string(schema::allocator_name(schema::kLibc));
   }
   std::vector<uint64_t> methods;
   for (const auto& f : frames) methods.push_back(method(f));
@@ -112,6 +115,7 @@ void NmprofChunk::malloc(int64_t ticks, uint64_t thread, uint64_t stack, uint64_
   f.put_varint(address);
   f.put_varint(size);
   f.put_float(weight);
+  f.put_varint(schema::kLibc);
   f.put_varint(0);  // spanId
   f.put_varint(0);  // localRootSpanId
   put_record(events_, schema::kMallocEvent, f);

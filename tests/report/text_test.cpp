@@ -52,6 +52,18 @@ TEST(FrameNames, ShortenHidesTemplatesThenParametersThenCutsTheFront) {
   EXPECT_EQ(shorten("libfoo.so+0x1a2b", 10), "...+0x1a2b");
 }
 
+TEST(FrameNames, PhpFramesShowTheirFileAndLine) {
+  profile::Frame method{"Cache::load", "/srv/app/src/Cache.php", profile::FrameKind::Php, 42, {}};
+  EXPECT_EQ(function_name(method), "Cache::load");
+  EXPECT_EQ(frame_name(method), "Cache::load (Cache.php:42)");
+  EXPECT_EQ(frame_location(method), "php");
+  EXPECT_EQ(function_location(method), "/srv/app/src/Cache.php");  // same names in other files stay apart
+  profile::Frame internal{"str_repeat", "[internal function]", profile::FrameKind::Php, -1, {}};
+  EXPECT_EQ(frame_name(internal), "str_repeat");
+  profile::Frame no_line{"{main}", "index.php", profile::FrameKind::Php, -1, {}};
+  EXPECT_EQ(frame_name(no_line), "{main} (index.php)");
+}
+
 TEST(FrameNames, JavaFramesNameTheirClassAndKind) {
   profile::Frame java{"load", "com.example.Cache", profile::FrameKind::JitCompiled, 42, {}};
   EXPECT_EQ(function_name(java), "com.example.Cache.load");

@@ -1,0 +1,22 @@
+// Names PHP frames: "Class::method", "function", "{closure}", "{main}" or how a file
+// was entered ("require_once"), as methods of a class named after their file
+// ("[internal function]" for the engine's and extensions' functions), with the line
+// each frame was at. Read from the engine's structures when a new stack is recorded,
+// on the sampled path, while the frames are still running. Other frames go to
+// `native`.
+#pragma once
+
+#include "agent/frame_resolver.h"
+
+namespace nmprof::php {
+
+class PhpFrameResolver : public FrameResolver {
+ public:
+  explicit PhpFrameResolver(FrameResolver& native) : native_(native) {}
+  void resolve(const CallFrame& frame, JfrPools& pools, uint32_t& method, int32_t& line) override;
+
+ private:
+  FrameResolver& native_;
+};
+
+}  // namespace nmprof::php

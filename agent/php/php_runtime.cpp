@@ -1,0 +1,32 @@
+#include "agent/php/php_runtime.h"
+
+#include "agent/log.h"
+#include "agent/php/zend_heap_hooks.h"
+
+namespace nmprof::php {
+
+void PhpRuntime::find(int engine_thread) {
+  if (!ZendEngine::find(&zend_)) return;
+  found_ = true;
+  const char* version = version_name(zend_.version);
+  if (!zend_.heap_hookable) {
+    log_line("PHP %s: this engine's heap cannot be hooked; profiling native allocations only", version);
+    return;
+  }
+  if (zend_.version != ZendVersion::Php82 || !zend_.executor_globals) {
+    log_line("PHP %s%s: sampling ZendMM allocations without PHP frames (engine layout unknown)", version,
+             zend_.executor_globals ? "" : " (ZTS)");
+  } else if (PhpStacks* stacks = PhpStacks::create(zend_.executor_globals, engine_thread)) {
+    stacks_.store(stacks, std::memory_order_release);
+  } else {
+    log_line("PHP %s: the executor's code was not found; sampling ZendMM allocations without PHP frames", version);
+  }
+  heap_pending_.store(true, std::memory_order_release);
+}
+
+void PhpRuntime::checkpoint() {
+  if (!heap_pending_.load(std::memory_order_acquire)) return;
+  if (install_zend_heap_hooks(zend_) != HeapHooks::NotYet) heap_pending_.store(false, std::memory_order_release);
+}
+
+}  // namespace nmprof::php

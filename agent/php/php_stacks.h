@@ -1,0 +1,56 @@
+// The PHP part of a sampled stack: the engine's frames (executor_globals'
+// current_execute_data and its callers), joined below the native frames of the
+// allocation at the executor, as Java frames are joined in a JVM. Runs on the
+// sampled path: plain reads of the current thread's frames, no call into the
+// engine, no lock, no allocation.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "agent/call_stack.h"
+#include "agent/php/engine_memory.h"
+#include "agent/php/zend_layout.h"
+#include "agent/thread_state.h"
+
+namespace nmprof::php {
+
+// How a frame of a file's top-level code was entered, kept in the low bits of its
+// frame id (zend_function pointers are 8-byte aligned).
+enum class FileEntry : uint8_t { None, Include, IncludeOnce, Require, RequireOnce, Eval };
+constexpr uint64_t kFileEntryMask = 7;
+
+class PhpStacks {
+ public:
+  // executor_globals of an NTS PHP 8.2 engine; the executor's code (execute_ex) at
+  // [executor_begin, executor_end): native frames end there and PHP frames begin.
+  // An NTS engine runs PHP code on one thread, `engine_thread`: the frames are
+  // read there only (another thread would see them change under it).
+  PhpStacks(uintptr_t executor_globals, uintptr_t executor_begin, uintptr_t executor_end, int engine_thread)
+      : executor_globals_(executor_globals),
+        executor_begin_(executor_begin),
+        executor_end_(executor_end),
+        engine_thread_(engine_thread) {}
+
+  // Null when the executor's code cannot be found (then there are no PHP frames).
+  static PhpStacks* create(void* executor_globals, int engine_thread);
+
+  void append(ThreadState& t, CallStack& stack);
+  // No PHP code runs on the engine's thread, after some ran: the engine is ending
+  // the request.
+  bool in_request_cleanup(ThreadState& t) const {
+    return t.id() == engine_thread_ && ran_.load(std::memory_order_relaxed) &&
+           !load_pointer(executor_globals_, layout82::kCurrentExecuteData);
+  }
+
+ private:
+  size_t executor_frame(const CallStack& stack) const;
+
+  uintptr_t executor_globals_;
+  uintptr_t executor_begin_;
+  uintptr_t executor_end_;
+  int engine_thread_;
+  std::atomic<bool> ran_{false};  // a sample has seen PHP code running
+};
+
+}  // namespace nmprof::php

@@ -1,0 +1,48 @@
+// The Zend Engine (PHP) in this process, found by the symbols the php executable
+// exports for its extensions: the ZendMM API the agent routes allocations through,
+// and which engine version runs (it decides whether its structures can be read).
+#pragma once
+
+#include <cstddef>
+
+namespace nmprof::php {
+
+struct ZendMmHeap;  // opaque: only the engine's own functions look inside
+
+using ZendMalloc = void* (*)(size_t);
+using ZendFree = void (*)(void*);
+using ZendRealloc = void* (*)(void*, size_t);
+
+// PHP versions whose engine structures the agent knows (see zend_layout.h).
+enum class ZendVersion { Unknown, Php82 };
+
+struct ZendEngine {
+  // ZendMM: the current heap, its custom handler slots, and the allocator itself
+  // (_zend_mm_alloc and friends work on a heap directly, bypassing custom handlers).
+  ZendMmHeap* (*get_heap)();
+  void (*set_custom_handlers)(ZendMmHeap*, ZendMalloc, ZendFree, ZendRealloc);
+  void (*get_custom_handlers)(ZendMmHeap*, ZendMalloc*, ZendFree*, ZendRealloc*);
+  void* (*heap_alloc)(ZendMmHeap*, size_t);
+  void (*heap_free)(ZendMmHeap*, void*);
+  void* (*heap_realloc)(ZendMmHeap*, void*, size_t);
+  // The libc-backed handlers of USE_ZEND_ALLOC=0 (ZendMM off): those allocations
+  // are malloc's, counted by the libc hooks already.
+  ZendMalloc libc_malloc;
+  // The SAPI module (its first member is its name: "cli", "cli-server", "fpm-fcgi").
+  const char* const* sapi_module;
+  const char* sapi_name() const { return sapi_module ? *sapi_module : nullptr; }
+  // NTS builds only (ZTS builds keep it in thread-local storage): null otherwise.
+  void* executor_globals;
+  ZendVersion version;
+  // False on PHP 8.4+, whose custom heaps also take shutdown and gc handlers
+  // (zend_mm_set_custom_handlers_ex), which the agent does not implement yet, and
+  // on debug builds of the engine.
+  bool heap_hookable;
+
+  // False when this process runs no Zend Engine.
+  static bool find(ZendEngine* out);
+};
+
+const char* version_name(ZendVersion version);
+
+}  // namespace nmprof::php

@@ -1,0 +1,24 @@
+// ZendMM allocations (emalloc and friends: strings, arrays, objects) counted like
+// malloc's. The engine routes every request-heap call through custom handlers once
+// set (zend_mm_set_custom_handlers); the agent's handlers call the allocator itself
+// on the same heap (_zend_mm_alloc and friends, which bypass the handlers), or the
+// handlers another extension installed before, and count each call with the same
+// sampler as the libc hooks. memory_limit and memory_get_usage() stay the engine's:
+// the blocks are the same heap's.
+#pragma once
+
+#include "agent/php/zend_engine.h"
+
+namespace nmprof::php {
+
+enum class HeapHooks { Installed, NotYet, NotHere };
+// Installs the handlers on the engine's current heap, unless the heap is not there
+// yet (NotYet: try again later) or must be left alone (NotHere, after one log
+// line): ZendMM off (USE_ZEND_ALLOC=0: its allocations are malloc's), or a SAPI
+// that serves several requests (an engine with custom handlers does not reset its
+// heap between requests).
+HeapHooks install_zend_heap_hooks(const ZendEngine& engine);
+// Gives the heap the handlers it had before (none: ZendMM's own allocator).
+void remove_zend_heap_hooks();
+
+}  // namespace nmprof::php

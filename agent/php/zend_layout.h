@@ -1,0 +1,46 @@
+// Where the agent finds the PHP call stack in the engine's structures, declared here
+// rather than taken from PHP's headers: the agent builds without them. The offsets
+// are those of PHP 8.2 on x86-64 (php-src PHP-8.2 branch: Zend/zend_globals.h
+// struct _zend_executor_globals, Zend/zend_compile.h struct _zend_execute_data,
+// union _zend_function, struct _zend_op_array, struct _zend_op, Zend/zend_types.h
+// struct _zend_string, struct _zend_class_entry), checked with offsetof against
+// Debian's php8.2-dev headers. They are used only when the running engine is 8.2.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace nmprof::php::layout82 {
+
+// zend_executor_globals (NTS: the exported `executor_globals`)
+constexpr size_t kCurrentExecuteData = 488;
+
+// zend_execute_data: one PHP call frame
+constexpr size_t kExecuteOpline = 0;  // const zend_op*: the instruction running (user code)
+constexpr size_t kExecuteFunc = 24;   // zend_function*
+constexpr size_t kExecutePrev = 48;   // zend_execute_data*: the caller's frame
+
+// zend_function (common part, then zend_op_array for user code)
+constexpr size_t kFunctionType = 0;   // uint8_t
+constexpr size_t kFunctionName = 8;   // zend_string*, null for a file's top-level code
+constexpr size_t kFunctionScope = 16; // zend_class_entry*, null outside classes
+constexpr size_t kOpArrayFilename = 152;  // zend_string*
+constexpr uint8_t kInternalFunction = 1;
+constexpr uint8_t kUserFunction = 2;
+constexpr uint8_t kEvalCode = 4;
+
+// zend_op
+constexpr size_t kOpExtendedValue = 20;  // uint32_t
+constexpr size_t kOpLineno = 24;         // uint32_t
+constexpr size_t kOpOpcode = 28;         // uint8_t
+constexpr uint8_t kIncludeOrEval = 73;   // ZEND_INCLUDE_OR_EVAL; extended_value says which:
+constexpr uint32_t kEval = 1, kInclude = 2, kIncludeOnce = 4, kRequire = 8, kRequireOnce = 16;
+
+// zend_string
+constexpr size_t kStringLength = 16;  // size_t
+constexpr size_t kStringValue = 24;   // char[]
+
+// zend_class_entry
+constexpr size_t kClassName = 8;  // zend_string*
+
+}  // namespace nmprof::php::layout82

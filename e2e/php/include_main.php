@@ -1,0 +1,3 @@
+<?php
+require __DIR__ . '/included.php';
+printf("%d\n", count($included));

@@ -1,0 +1,232 @@
+"""nmprof run -- php: ZendMM allocations sampled with PHP frames (file and line),
+per-function estimates within statistical bounds, the live view of what a script
+still held at its end, ZendMM off (USE_ZEND_ALLOC=0), and PHP unchanged by it."""
+
+import math
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conftest import JDK17, JDK25, jfr_events, jfr_tool, report_json, run
+
+SCRIPTS = Path(__file__).parent / "php"
+ALLOCATE = SCRIPTS / "allocate.php"
+# The line of each function's allocating statement in allocate.php.
+LINES = {"small_strings": 24, "StringFactory::large": 14, "{closure}": 45, "keep_in_global": 36}
+
+
+@pytest.fixture(scope="session")
+def php():
+    path = shutil.which("php8.2") or shutil.which("php")
+    if not path:
+        pytest.fail("PHP 8.2 is needed (apt install php8.2-cli)")
+    return path
+
+
+def truths(stdout):
+    """{function: (bytes, blocks)} as allocate.php printed them."""
+    out = {}
+    for line in stdout.splitlines():
+        name, size, count = line.split()
+        out[name] = (int(size), int(count))
+    return out
+
+
+def sigma(size, count, interval):
+    p = -math.expm1(-size / interval)
+    return math.sqrt(count * size * size * (1 - p) / p)
+
+
+def record(nmprof, php, tmp_path, *args, interval="256k", env=None, name="php.jfr", check=0):
+    out = tmp_path / name
+    result = run(nmprof, "run", "--nativemem", interval, "-o", out, "--", php, *map(str, args), check=check, env=env,
+                 timeout=300)
+    return out, result
+
+
+def php_frames(stack):
+    return [f for f in stack["frames"] if f["kind"] == "php"]
+
+
+def by_php_function(report, functions):
+    """{function: (estimated bytes, stacks)} of the stacks whose innermost user frame is one of `functions`."""
+    totals = {}
+    for s in report["stacks"]:
+        user = [f for f in php_frames(s) if f["container"] != "[internal function]"]
+        if user and user[0]["function"] in functions:
+            bytes_, stacks = totals.get(user[0]["function"], (0.0, []))
+            totals[user[0]["function"]] = (bytes_ + s["estimated_bytes"], stacks + [s])
+    return totals
+
+
+def test_estimates_per_php_function_within_bounds_with_file_and_line(nmprof, php, tmp_path):
+    out, result = record(nmprof, php, tmp_path, ALLOCATE, 25)
+    truth = truths(result.stdout)
+    report = report_json(nmprof, out, "--top", "1000")
+    assert report["processes"][0]["settings"]["runtime"] == "PHP 8.2"
+    assert report["allocators"]["ZendMM"]["estimated_bytes"] > 0.8 * sum(size for size, _ in truth.values())
+    found = by_php_function(report, truth)
+    assert set(found) == set(truth), found.keys()
+    for function, (size, count) in truth.items():
+        estimate, stacks = found[function]
+        bound = 5 * sigma(size / count, count, 256 * 1024)
+        assert abs(estimate - size) <= bound, (function, estimate, size, bound)
+        for s in stacks:
+            frames = php_frames(s)
+            assert frames[0]["function"] == "str_repeat" and frames[0]["container"] == "[internal function]"
+            assert frames[0]["line"] is None
+            assert frames[1]["function"] == function, frames
+            assert frames[1]["container"] == str(ALLOCATE) and frames[1]["line"] == LINES[function], frames
+            assert frames[-1]["function"] == "{main}" and frames[-1]["container"] == str(ALLOCATE)
+            # The native frames of the allocation come first, the PHP frames after them.
+            kinds = [f["kind"] for f in s["frames"]]
+            assert kinds == sorted(kinds, key=lambda k: k == "php"), kinds
+
+
+@pytest.mark.parametrize("opcache", [["-d", "opcache.enable_cli=1"],
+                                     ["-d", "opcache.enable_cli=1", "-d", "opcache.jit_buffer_size=32M",
+                                      "-d", "opcache.jit=tracing"]], ids=["opcache", "opcache-jit"])
+def test_opcache_and_its_jit_keep_php_frames_and_estimates(nmprof, php, tmp_path, opcache):
+    out, result = record(nmprof, php, tmp_path, *opcache, ALLOCATE, 20)
+    size, count = truths(result.stdout)["small_strings"]
+    report = report_json(nmprof, out, "--top", "1000")
+    estimate, stacks = by_php_function(report, ["small_strings"])["small_strings"]
+    assert abs(estimate - size) <= 5 * sigma(size / count, count, 256 * 1024), (estimate, size)
+    # The tracing JIT also allocates (its traces) while small_strings runs.
+    strings = [[(f["function"], f["line"]) for f in php_frames(s)] for s in stacks]
+    strings = [names for names in strings if names[0][0] == "str_repeat"]
+    assert len(strings) >= len(stacks) / 2, stacks
+    for names in strings:
+        assert names[:2] == [("str_repeat", None), ("small_strings", LINES["small_strings"])], names
+
+
+def test_kept_global_array_is_live_and_churned_strings_are_not(nmprof, php, tmp_path):
+    out, result = record(nmprof, php, tmp_path, ALLOCATE, 20, "keep")
+    truth = truths(result.stdout)
+    live = report_json(nmprof, out, "--live", "--top", "1000")
+    found = by_php_function(live, truth)
+    size, count = truth["keep_in_global"]
+    kept, _ = found["keep_in_global"]
+    assert abs(kept - size) <= 5 * sigma(size / count, count, 256 * 1024), (kept, size)
+    churned = sum(found.get(f, (0, []))[0] for f in ("small_strings", "StringFactory::large", "{closure}"))
+    assert churned < 1 * 2**20, churned
+
+
+def test_required_file_frames_are_named_after_how_the_file_was_entered(nmprof, php, tmp_path):
+    out, _ = record(nmprof, php, tmp_path, SCRIPTS / "include_main.php")
+    report = report_json(nmprof, out, "--top", "1000")
+    stacks = [php_frames(s) for s in report["stacks"] if any(f["function"] == "str_repeat" for f in s["frames"])]
+    assert stacks
+    for frames in stacks:
+        names = [(f["function"], Path(f["container"]).name, f["line"]) for f in frames]
+        assert names == [("str_repeat", "[internal function]", None), ("require", "included.php", 5),
+                         ("{main}", "include_main.php", 2)], names
+
+
+def test_zend_alloc_off_counts_libc_allocations_once_with_php_frames(nmprof, php, tmp_path):
+    env = dict(os.environ, USE_ZEND_ALLOC="0")
+    out, result = record(nmprof, php, tmp_path, ALLOCATE, 10, env=env)
+    truth = truths(result.stdout)
+    report = report_json(nmprof, out, "--top", "1000")
+    assert report["allocators"]["ZendMM"]["samples"] == 0
+    found = by_php_function(report, truth)
+    for function, (size, count) in truth.items():
+        estimate, _ = found[function]
+        assert abs(estimate - size) <= 5 * sigma(size / count, count, 256 * 1024), (function, estimate, size)
+
+
+def test_php_runs_as_without_nmprof(nmprof, php, tmp_path):
+    args = [str(ALLOCATE), "2", "keep"]
+    plain = subprocess.run([php, *args], capture_output=True, text=True, check=True)
+    _, profiled = record(nmprof, php, tmp_path, *args)
+    assert profiled.stdout == plain.stdout
+    assert profiled.stderr.startswith("nmprof: profile written"), profiled.stderr
+    # Differences: the environment nmprof adds (LD_PRELOAD...) is in $_SERVER too.
+    memory = ("$before = memory_get_usage(); $s = str_repeat('x', 100000); $a = range(1, 1000);"
+              "echo memory_get_usage() - $before, ' ', memory_get_usage(true) - $before > 0 ? 'ok' : 'no';")
+    plain = subprocess.run([php, "-r", memory], capture_output=True, text=True, check=True)
+    _, profiled = record(nmprof, php, tmp_path, "-r", memory, name="memory.jfr")
+    assert profiled.stdout == plain.stdout
+
+
+def test_memory_limit_still_enforced(nmprof, php, tmp_path):
+    script = "ini_set('memory_limit', '16M'); $a = []; while (true) $a[] = str_repeat('x', 1 << 20);"
+    plain = subprocess.run([php, "-r", script], capture_output=True, text=True)
+    _, profiled = record(nmprof, php, tmp_path, "-r", script, check=None)
+    assert plain.returncode == profiled.returncode == 255
+    assert "Allowed memory size of 16777216 bytes exhausted" in profiled.stderr
+
+
+def test_heap_collects_its_free_pages_to_stay_under_memory_limit(nmprof, php, tmp_path):
+    """Small strings freed leave their pages in the heap; a large string then fits in
+    memory_limit only after the heap gave those pages back (zend_mm_gc)."""
+    script = ("ini_set('memory_limit', '16M'); $a = []; for ($i = 0; $i < 40000; $i++) $a[] = str_repeat('s', 250);"
+              "unset($a); echo strlen(str_repeat('b', 5 << 20));")
+    plain = subprocess.run([php, "-r", script], capture_output=True, text=True)
+    _, profiled = record(nmprof, php, tmp_path, "-r", script, check=None)
+    assert plain.returncode == profiled.returncode == 0, profiled.stderr
+    assert profiled.stdout == plain.stdout == "5242880"
+
+
+@pytest.mark.parametrize("jdk", [JDK17, JDK25], ids=["jdk17", "jdk25"])
+def test_jfr_tools_read_php_recordings(nmprof, php, tmp_path, jdk):
+    out, _ = record(nmprof, php, tmp_path, ALLOCATE, 5)
+    summary = subprocess.run([str(jfr_tool(jdk)), "summary", str(out)], capture_output=True, text=True, check=True)
+    assert "profiler.Malloc" in summary.stdout
+    events = jfr_events(out, "profiler.Malloc", jdk)
+    zend = [e for e in events if e["values"]["allocator"] == "ZendMM"]
+    assert zend and len(zend) < len(events)
+    frames = [f for e in zend for f in e["values"]["stackTrace"]["frames"] if f["type"] == "PHP"]
+    assert any(f["method"]["name"] == "small_strings" and f["lineNumber"] == LINES["small_strings"] and
+               f["method"]["type"]["name"] == str(ALLOCATE) for f in frames)
+
+
+def test_builtin_server_keeps_its_heap_and_is_profiled_natively(nmprof, php, tmp_path):
+    """php -S serves many requests: an engine with custom heap handlers would not reset
+    its heap between them, so the agent leaves ZendMM alone there and says so."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = tmp_path / "server.jfr"
+    server = subprocess.Popen([str(nmprof), "run", "-o", str(out), "--", php, "-S", f"127.0.0.1:{port}", "-t",
+                               str(SCRIPTS)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True)
+    try:
+        for _ in range(100):
+            try:
+                body = urllib.request.urlopen(f"http://127.0.0.1:{port}/include_main.php", timeout=5).read()
+                break
+            except OSError:
+                time.sleep(0.1)
+        assert body == b"200\n"
+        server.send_signal(signal.SIGTERM)
+        _, stderr = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.communicate()
+    assert "PHP SAPI cli-server: ZendMM allocations are sampled in the CLI only" in stderr, stderr
+    report = report_json(nmprof, out)
+    assert report["allocated"]["samples"] > 0
+    assert report["allocators"]["ZendMM"]["samples"] == 0
+
+
+def test_custom_handlers_installed_before_nmprof_keep_seeing_their_calls(nmprof, php, programs, tmp_path):
+    neighbour = programs.shared("zend_neighbour.c")
+    env = dict(os.environ, LD_PRELOAD=str(neighbour))
+    args = [php, str(ALLOCATE), "5"]
+    plain = subprocess.run(args, env=env, capture_output=True, text=True, check=True)
+    out, profiled = record(nmprof, php, tmp_path, *args[1:], env=env)
+    seen = [int(r.stderr.split("neighbour saw ")[1].split()[0]) for r in (plain, profiled)]
+    assert seen[0] > 10000, plain.stderr
+    # The environment nmprof adds ($_SERVER) costs the script a few more calls.
+    assert abs(seen[1] - seen[0]) < seen[0] / 100, seen
+    report = report_json(nmprof, out)
+    assert report["allocators"]["ZendMM"]["samples"] > 0
