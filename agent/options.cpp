@@ -35,16 +35,17 @@ bool starts_with_known_key(std::string_view item) {
 // continues a file= path ("file=/tmp/a,b.jfr").
 std::vector<std::string> split_options(std::string_view text) {
   std::vector<std::string> items;
-  while (!text.empty()) {
-    size_t comma = text.find(',');
-    std::string_view piece = text.substr(0, comma);
-    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+  // Every piece counts, the empty one after a trailing comma too: "file=a," names "a,".
+  for (size_t start = 0;;) {
+    size_t comma = text.find(',', start);
+    std::string_view piece = text.substr(start, comma == std::string_view::npos ? comma : comma - start);
     if (!items.empty() && items.back().rfind("file=", 0) == 0 && !starts_with_known_key(piece))
       items.back() += "," + std::string(piece);
     else if (!piece.empty())
       items.emplace_back(piece);
+    if (comma == std::string_view::npos) return items;
+    start = comma + 1;
   }
-  return items;
 }
 
 }  // namespace

@@ -387,6 +387,28 @@ TEST(RecordingReader, RejectsFilesThatAreNotJfr) {
   expect_error(file, "unsupported JFR version 1.1");
 }
 
+// Found by fuzz/report_fuzzer (fuzz/regressions/report/chunk-time-overflow): the
+// report added a hostile header's start and duration, and event times past them.
+TEST(RecordingReader, KeepsHostileChunkTimesInARangeThatCannotOverflow) {
+  std::vector<uint8_t> file = testing::read_file(write_nmprof_file("times.jfr"));
+  constexpr size_t kStartNanosOffset = 32, kDurationOffset = 40;
+  for (size_t i = 0; i < 8; ++i) {
+    file[kStartNanosOffset + i] = i == 0 ? 0x7f : 0xff;  // big-endian INT64_MAX
+    file[kDurationOffset + i] = i == 0 ? 0x7f : 0xff;
+  }
+  Seen seen = read_all(file);
+  ASSERT_EQ(seen.headers.size(), 1u);
+  EXPECT_EQ(seen.headers[0].start_nanos, kMaxTimeNanos);
+  EXPECT_EQ(seen.headers[0].duration_nanos, 0);
+  ASSERT_FALSE(seen.events.empty());
+  for (const SeenEvent& e : seen.events) EXPECT_EQ(e.start_nanos, kMaxTimeNanos) << e.type;
+
+  ChunkHeader header = seen.headers[0];
+  header.start_nanos = 0;
+  EXPECT_EQ(header.ticks_to_nanos(INT64_MIN), 0);
+  EXPECT_EQ(header.ticks_to_nanos(INT64_MAX), kMaxTimeNanos);
+}
+
 size_t malloc_count(const std::vector<uint8_t>& bytes, std::vector<std::string>* warnings = nullptr) {
   Seen seen = read_all(bytes);
   if (warnings) *warnings = seen.warnings;
