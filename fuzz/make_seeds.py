@@ -14,9 +14,19 @@ import sys
 import tempfile
 
 JAVA = "/usr/lib/jvm/java-17-openjdk-amd64/bin/java"
+# A few event types only: the JDK's metadata alone is about 100 KiB.
+JDK_SETTINGS = """<?xml version="1.0" encoding="UTF-8"?>
+<configuration version="2.0">
+  <event name="jdk.JVMInformation"><setting name="enabled">true</setting><setting name="period">beginChunk</setting></event>
+  <event name="jdk.ObjectAllocationSample"><setting name="enabled">true</setting><setting name="stackTrace">true</setting></event>
+  <event name="jdk.ThreadStart"><setting name="enabled">true</setting></event>
+</configuration>
+"""
 # Small libraries of different shapes: C, C++ (mangled names), with and without .symtab.
 LIBRARIES = ["libz.so.1", "libdl.so.2", "libpthread.so.0", "libgcc_s.so.1", "libacl.so.1", "libcrypt.so.1"]
 LIBRARY_DIR = "/usr/lib/x86_64-linux-gnu"
+# The symbolizer tests' library (C++ names, .symtab) and its debug-only copy, when built.
+TEST_LIBRARIES = ["tests/symbols/libsymbols_testlib.so", "tests/symbols/testlib.debug"]
 MANGLED_NAMES = 200
 
 
@@ -58,13 +68,18 @@ def recordings(build, out):
         made = []
         nmprof = os.path.join(build, "bin", "nmprof")
         demo = os.path.join(build, "demo", "nmprof-demo")
-        for name, options in [("nmprof-demo.jfr", ["--nativemem", "64k"]), ("nmprof-all.jfr", ["--nativemem", "0"])]:
+        # Coarse sampling keeps the files small (tens of KiB), so each run stays fast.
+        for name, command in [("nmprof-demo.jfr", ["--nativemem", "4m", "--", demo]),
+                              ("nmprof-processes.jfr", ["--nativemem", "4k", "--", "sh", "-c", "ls /; ls / | sort"])]:
             path = os.path.join(tmp, name)
-            subprocess.run([nmprof, "run", "-q", "-o", path] + options + ["--", demo],
+            subprocess.run([nmprof, "run", "-q", "-o", path] + command,
                            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             made.append(path)
         path = os.path.join(tmp, "jdk.jfr")
-        subprocess.run([JAVA, f"-XX:StartFlightRecording:filename={path}", "-version"],
+        settings = os.path.join(tmp, "seed.jfc")
+        with open(settings, "w") as f:
+            f.write(JDK_SETTINGS)
+        subprocess.run([JAVA, f"-XX:StartFlightRecording:filename={path},settings={settings}", "-version"],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         made.append(path)
         for path in made:
@@ -74,13 +89,15 @@ def recordings(build, out):
                 write(out, target, os.path.basename(path), data)
 
 
-def libraries(out):
-    for name in LIBRARIES:
-        path = os.path.join(LIBRARY_DIR, name)
+def libraries(build, out):
+    paths = [os.path.join(LIBRARY_DIR, name) for name in LIBRARIES]
+    paths += [os.path.join(build, name) for name in TEST_LIBRARIES]
+    for path in paths:
         if not os.path.exists(path):
             continue
         with open(path, "rb") as f:
             image = f.read()
+        name = os.path.basename(path)
         write(out, "elf_symbols", name, image)
         memory = eh_frame_memory(image)
         if memory:
@@ -99,7 +116,7 @@ def main():
     build, out = sys.argv[1], sys.argv[2]
     shutil.rmtree(out, ignore_errors=True)
     recordings(build, out)
-    libraries(out)
+    libraries(build, out)
     mangled_names(out)
 
 
