@@ -6,7 +6,7 @@
 #
 # usage: fuzz/run_fuzzers.sh FUZZ_BUILD SECONDS SEEDS CORPUS [libFuzzer options...]
 set -u
-cd "$(dirname "$0")"
+here=$(dirname "$0")
 fuzz_build=$1 seconds=$2 seeds=$3 corpus=$4
 shift 4
 failed=0
@@ -14,7 +14,7 @@ for target in jfr_reader report agent_options elf_symbols demangle eh_frame; do
   mkdir -p "$corpus/$target"
   log="$corpus/$target.log"
   inputs=  # libFuzzer refuses a directory that does not exist (paths without spaces)
-  for dir in seeds/$target regressions/$target "$seeds/$target"; do
+  for dir in "$here/seeds/$target" "$here/regressions/$target" "$seeds/$target"; do
     [ -d "$dir" ] && inputs="$inputs $dir"
   done
   "$fuzz_build/fuzz/${target}_fuzzer" "$corpus/$target" $inputs \

@@ -11,9 +11,14 @@ namespace nmprof::jfr {
 int64_t ChunkHeader::ticks_to_nanos(int64_t ticks) const {
   // Producers use a 1 GHz clock almost always; a header without a frequency is taken as one.
   double per_second = ticks_per_second > 0 ? static_cast<double>(ticks_per_second) : 1e9;
-  double since_start = (static_cast<double>(ticks) - static_cast<double>(start_ticks)) * 1e9 / per_second;
-  double nanos = std::clamp(static_cast<double>(start_nanos) + since_start, 0.0, static_cast<double>(kMaxTimeNanos));
-  return static_cast<int64_t>(nanos);
+  // Exact for real values; hostile ones saturate instead of overflowing.
+  int64_t ticks_since_start;
+  double since_start = __builtin_sub_overflow(ticks, start_ticks, &ticks_since_start)
+                           ? (ticks < 0 ? -1e300 : 1e300)
+                           : static_cast<double>(ticks_since_start) * 1e9 / per_second;
+  since_start = std::clamp(since_start, -static_cast<double>(start_nanos),
+                           static_cast<double>(kMaxTimeNanos - start_nanos));
+  return std::clamp(start_nanos + static_cast<int64_t>(since_start), int64_t{0}, kMaxTimeNanos);
 }
 
 bool has_chunk_magic(std::span<const uint8_t> bytes) {
