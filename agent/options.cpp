@@ -74,16 +74,18 @@ bool continues_value(const std::string& item) { return item.rfind("file=", 0) ==
 // continues a file= path or a tag ("file=/tmp/a,b.jfr", "tag=teams=a,b").
 std::vector<std::string> split_options(std::string_view text) {
   std::vector<std::string> items;
-  while (!text.empty()) {
-    size_t comma = find_unescaped(text, ',');
-    std::string_view piece = text.substr(0, comma);
-    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+  // Every piece counts, the empty one after a trailing comma too: "file=a," names "a,".
+  for (size_t start = 0;;) {
+    size_t found = find_unescaped(text.substr(start), ',');
+    size_t comma = found == std::string_view::npos ? found : start + found;
+    std::string_view piece = text.substr(start, comma == std::string_view::npos ? comma : comma - start);
     if (!items.empty() && continues_value(items.back()) && !starts_with_known_key(piece))
       items.back() += "," + std::string(piece);
     else if (!piece.empty())
       items.emplace_back(piece);
+    if (comma == std::string_view::npos) return items;
+    start = comma + 1;
   }
-  return items;
 }
 
 }  // namespace

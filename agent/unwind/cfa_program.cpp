@@ -73,6 +73,13 @@ bool CfaProgram::execute(DwarfReader program, uint64_t pc, uint64_t pc_end, cons
   auto saved_at = [](int64_t offset) { return RegisterRule{RegisterRule::Kind::kSavedAtCfaOffset, offset}; };
   constexpr RegisterRule kOther{RegisterRule::Kind::kOther};
   const int64_t data_alignment = cie_.data_alignment;
+  // A factored offset (DWARF 5, 6.4.2.1) that does not fit 64 bits is malformed data.
+  bool offsets_fit = true;
+  auto factored = [&](int64_t factor) {
+    int64_t offset = 0;
+    if (__builtin_mul_overflow(factor, data_alignment, &offset)) offsets_fit = false;
+    return offset;
+  };
 
   while (!program.at_end() && (rows == nullptr || pc < pc_end)) {
     uint8_t op = program.u8();
@@ -83,7 +90,7 @@ bool CfaProgram::execute(DwarfReader program, uint64_t pc, uint64_t pc_end, cons
         ok = advance_by(operand);
         break;
       case cfa_op::kOffset:
-        set_rule(operand, saved_at(static_cast<int64_t>(program.uleb128()) * data_alignment));
+        set_rule(operand, saved_at(factored(static_cast<int64_t>(program.uleb128()))));
         break;
       case cfa_op::kRestore:
         restore_rule(operand);
@@ -106,17 +113,17 @@ bool CfaProgram::execute(DwarfReader program, uint64_t pc, uint64_t pc_end, cons
             break;
           case cfa_op::kOffsetExtended: {
             uint64_t reg = program.uleb128();
-            set_rule(reg, saved_at(static_cast<int64_t>(program.uleb128()) * data_alignment));
+            set_rule(reg, saved_at(factored(static_cast<int64_t>(program.uleb128()))));
             break;
           }
           case cfa_op::kOffsetExtendedSf: {
             uint64_t reg = program.uleb128();
-            set_rule(reg, saved_at(program.sleb128() * data_alignment));
+            set_rule(reg, saved_at(factored(program.sleb128())));
             break;
           }
           case cfa_op::kGnuNegativeOffsetExtended: {
             uint64_t reg = program.uleb128();
-            set_rule(reg, saved_at(-static_cast<int64_t>(program.uleb128()) * data_alignment));
+            set_rule(reg, saved_at(factored(static_cast<int64_t>(0 - program.uleb128()))));
             break;
           }
           case cfa_op::kRestoreExtended:
@@ -164,7 +171,7 @@ bool CfaProgram::execute(DwarfReader program, uint64_t pc, uint64_t pc_end, cons
           }
           case cfa_op::kDefCfaSf: {
             uint64_t reg = program.uleb128();
-            state.cfa = CfaRule{CfaRule::Kind::kRegisterOffset, reg, program.sleb128() * data_alignment};
+            state.cfa = CfaRule{CfaRule::Kind::kRegisterOffset, reg, factored(program.sleb128())};
             break;
           }
           case cfa_op::kDefCfaRegister:
@@ -175,7 +182,7 @@ bool CfaProgram::execute(DwarfReader program, uint64_t pc, uint64_t pc_end, cons
           case cfa_op::kDefCfaOffset:
           case cfa_op::kDefCfaOffsetSf:
             state.cfa.offset = op == cfa_op::kDefCfaOffset ? static_cast<int64_t>(program.uleb128())
-                                                           : program.sleb128() * data_alignment;
+                                                           : factored(program.sleb128());
             if (state.cfa.kind != CfaRule::Kind::kRegisterOffset) state.cfa.kind = CfaRule::Kind::kOther;
             break;
           case cfa_op::kDefCfaExpression:
@@ -188,7 +195,7 @@ bool CfaProgram::execute(DwarfReader program, uint64_t pc, uint64_t pc_end, cons
             return false;  // the operands' length is unknown, nothing after can be read
         }
     }
-    if (!ok || !program.ok()) return false;
+    if (!ok || !offsets_fit || !program.ok()) return false;
   }
   if (rows && pc < pc_end) rows->push_back({pc, state});
   return true;

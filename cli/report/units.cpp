@@ -69,8 +69,8 @@ std::string format_duration(int64_t nanos) {
     snprintf(buf, sizeof buf, "%.1f s", s);
   else if (s < 3600)
     snprintf(buf, sizeof buf, "%dm %02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
-  else
-    snprintf(buf, sizeof buf, "%dh %02dm", static_cast<int>(s) / 3600, static_cast<int>(s) / 60 % 60);
+  else  // up to the ~146 years of a JFR time (chunk_header.h): past int
+    snprintf(buf, sizeof buf, "%lldh %02lldm", static_cast<long long>(s) / 3600, static_cast<long long>(s) / 60 % 60);
   return buf;
 }
 

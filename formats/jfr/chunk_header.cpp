@@ -1,5 +1,6 @@
 #include "formats/jfr/chunk_header.h"
 
+#include <algorithm>
 #include <string>
 
 #include "formats/jfr/byte_reader.h"
@@ -10,7 +11,14 @@ namespace nmprof::jfr {
 int64_t ChunkHeader::ticks_to_nanos(int64_t ticks) const {
   // Producers use a 1 GHz clock almost always; a header without a frequency is taken as one.
   double per_second = ticks_per_second > 0 ? static_cast<double>(ticks_per_second) : 1e9;
-  return start_nanos + static_cast<int64_t>(static_cast<double>(ticks - start_ticks) * 1e9 / per_second);
+  // Exact for real values; hostile ones saturate instead of overflowing.
+  int64_t ticks_since_start;
+  double since_start = __builtin_sub_overflow(ticks, start_ticks, &ticks_since_start)
+                           ? (ticks < 0 ? -1e300 : 1e300)
+                           : static_cast<double>(ticks_since_start) * 1e9 / per_second;
+  since_start = std::clamp(since_start, -static_cast<double>(start_nanos),
+                           static_cast<double>(kMaxTimeNanos - start_nanos));
+  return std::clamp(start_nanos + static_cast<int64_t>(since_start), int64_t{0}, kMaxTimeNanos);
 }
 
 bool has_chunk_magic(std::span<const uint8_t> bytes) {
@@ -31,8 +39,8 @@ ChunkHeader parse_chunk_header(std::span<const uint8_t> bytes) {
   h.size = in.be(8);
   h.constant_pool_offset = in.be(8);
   h.metadata_offset = in.be(8);
-  h.start_nanos = static_cast<int64_t>(in.be(8));
-  h.duration_nanos = static_cast<int64_t>(in.be(8));
+  h.start_nanos = std::clamp(static_cast<int64_t>(in.be(8)), int64_t{0}, kMaxTimeNanos);
+  h.duration_nanos = std::clamp(static_cast<int64_t>(in.be(8)), int64_t{0}, kMaxTimeNanos - h.start_nanos);
   h.start_ticks = static_cast<int64_t>(in.be(8));
   h.ticks_per_second = static_cast<int64_t>(in.be(8));
   h.file_state = in.u8();

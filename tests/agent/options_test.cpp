@@ -45,6 +45,22 @@ TEST(AgentOptions, KeepsDefaultsForWhatIsNotGiven) {
   EXPECT_TRUE(o.file.empty());
 }
 
+// Found by fuzz/agent_options_fuzzer (fuzz/regressions/agent_options): a path's
+// trailing comma was dropped, so the agent wrote elsewhere than the CLI had checked.
+TEST(AgentOptions, AFilePathKeepsItsTrailingCommas) {
+  for (const char* path : {"/tmp/a,", "/tmp/a,,", "/tmp/a,b,"}) {
+    AgentOptions o;
+    EXPECT_FALSE(parse_agent_options(std::string("file=") + path, o));
+    EXPECT_EQ(o.file, path);
+    AgentOptions again;
+    EXPECT_FALSE(parse_agent_options(format_agent_options(o), again));
+    EXPECT_EQ(again.file, path);
+  }
+  AgentOptions o;
+  EXPECT_FALSE(parse_agent_options("nativemem=1m,", o));
+  EXPECT_EQ(o.interval, 1u << 20);
+}
+
 TEST(AgentOptions, ErrorsNameTheBadOption) {
   AgentOptions o;
   auto error = parse_agent_options("nativemem=12q", o);

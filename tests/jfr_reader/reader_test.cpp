@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,16 @@ struct SeenEvent {
   size_t chunk;
   std::string type;
   int64_t start_nanos;
-  Value fields;
+  // By name: a Value finds its fields through its chunk's types, which die with the chunk.
+  std::map<std::string, Value, std::less<>> fields;
   std::string thread_name;
   std::vector<std::string> frames;  // method names, innermost first
+
+  const Value& field(std::string_view name) const {
+    static const Value kNull;
+    auto it = fields.find(name);
+    return it == fields.end() ? kNull : it->second;
+  }
 };
 
 struct Seen {
@@ -59,11 +67,13 @@ Seen read_all(std::span<const uint8_t> bytes) {
   recording.for_each_chunk([&](const Chunk& chunk) {
     seen.headers.push_back(chunk.header());
     chunk.for_each_event([&](const Event& e) {
-      SeenEvent se{chunk.index(), e.type().name, 0, e.value(), {}, {}};
-      se.start_nanos = chunk.header().ticks_to_nanos(se.fields.field("startTime").integer());
-      Value thread = chunk.resolve(se.fields.field("eventThread"));
+      SeenEvent se{chunk.index(), e.type().name, 0, {}, {}, {}};
+      Value value = e.value();
+      for (size_t i = 0; i < e.type().fields.size(); i++) se.fields[e.type().fields[i].name] = value.elements()[i];
+      se.start_nanos = chunk.header().ticks_to_nanos(se.field("startTime").integer());
+      Value thread = chunk.resolve(se.field("eventThread"));
       se.thread_name = thread.field("osName").string();
-      Value stack = chunk.resolve(se.fields.field("stackTrace"));
+      Value stack = chunk.resolve(se.field("stackTrace"));
       for (const auto& frame : stack.field("frames").elements())
         se.frames.push_back(symbol_text(chunk, chunk.resolve(frame.field("method")).field("name")));
       seen.events.push_back(std::move(se));
@@ -155,25 +165,25 @@ TEST(RecordingReader, ReadsEventsAndResolvesPoolsOfAnNmprofChunk) {
   const SeenEvent& first = seen.events[2];  // after the process and setting events
   ASSERT_EQ(first.type, s::kMallocName);
   EXPECT_EQ(first.start_nanos, static_cast<int64_t>(kTestClock.start_nanos) + 1000);
-  EXPECT_EQ(static_cast<uint64_t>(first.fields.field("address").integer()), 0x7F0012345678u);
-  EXPECT_EQ(first.fields.field("size").integer(), 64);
-  EXPECT_EQ(first.fields.field("weight").number(), 4096.5);
+  EXPECT_EQ(static_cast<uint64_t>(first.field("address").integer()), 0x7F0012345678u);
+  EXPECT_EQ(first.field("size").integer(), 64);
+  EXPECT_EQ(first.field("weight").number(), 4096.5);
   EXPECT_EQ(first.thread_name, "worker-1");
   EXPECT_EQ(first.frames, (std::vector<std::string>{"parse", "main"}));
 
   const SeenEvent& second = seen.events[3];
   EXPECT_EQ(second.frames, (std::vector<std::string>{"load", "parse", "main"}));
-  EXPECT_EQ(second.fields.field("size").integer(), 1 << 20);
+  EXPECT_EQ(second.field("size").integer(), 1 << 20);
 
   ASSERT_EQ(seen.count(s::kFreeName), 1u);
-  EXPECT_EQ(seen.events[4].fields.field("address").integer(), 0x7F0012345678);
+  EXPECT_EQ(seen.events[4].field("address").integer(), 0x7F0012345678);
   EXPECT_TRUE(seen.events[4].frames.empty());
 
   const SeenEvent& process = seen.events[0];
   ASSERT_EQ(process.type, s::kProcessName);
-  EXPECT_EQ(process.fields.field("pid").integer(), 4242);
-  EXPECT_EQ(process.fields.field("commandLine").string(), "./app --flag");
-  EXPECT_EQ(seen.events.back().fields.field("agentMemory").integer(), 8192);
+  EXPECT_EQ(process.field("pid").integer(), 4242);
+  EXPECT_EQ(process.field("commandLine").string(), "./app --flag");
+  EXPECT_EQ(seen.events.back().field("agentMemory").integer(), 8192);
 }
 
 TEST(RecordingReader, BindingFillsOnlyTheNamedFields) {
@@ -298,7 +308,7 @@ TEST(RecordingReader, DecodesAllSixStringEncodings) {
 
   Seen seen = read_all(path);
   ASSERT_EQ(seen.events.size(), 1u);
-  const Value& v = seen.events[0].fields;
+  const SeenEvent& v = seen.events[0];
   EXPECT_TRUE(v.field("s0").is_null());
   EXPECT_EQ(v.field("s1").kind(), Value::Kind::String);
   EXPECT_EQ(v.field("s1").string(), "");
@@ -387,6 +397,28 @@ TEST(RecordingReader, RejectsFilesThatAreNotJfr) {
   expect_error(file, "unsupported JFR version 3.1");
   file[5] = 1;
   expect_error(file, "unsupported JFR version 1.1");
+}
+
+// Found by fuzz/report_fuzzer (fuzz/regressions/report/chunk-time-overflow): the
+// report added a hostile header's start and duration, and event times past them.
+TEST(RecordingReader, KeepsHostileChunkTimesInARangeThatCannotOverflow) {
+  std::vector<uint8_t> file = testing::read_file(write_nmprof_file("times.jfr"));
+  constexpr size_t kStartNanosOffset = 32, kDurationOffset = 40;
+  for (size_t i = 0; i < 8; ++i) {
+    file[kStartNanosOffset + i] = i == 0 ? 0x7f : 0xff;  // big-endian INT64_MAX
+    file[kDurationOffset + i] = i == 0 ? 0x7f : 0xff;
+  }
+  Seen seen = read_all(file);
+  ASSERT_EQ(seen.headers.size(), 1u);
+  EXPECT_EQ(seen.headers[0].start_nanos, kMaxTimeNanos);
+  EXPECT_EQ(seen.headers[0].duration_nanos, 0);
+  ASSERT_FALSE(seen.events.empty());
+  for (const SeenEvent& e : seen.events) EXPECT_EQ(e.start_nanos, kMaxTimeNanos) << e.type;
+
+  ChunkHeader header = seen.headers[0];
+  header.start_nanos = 0;
+  EXPECT_EQ(header.ticks_to_nanos(INT64_MIN), 0);
+  EXPECT_EQ(header.ticks_to_nanos(INT64_MAX), kMaxTimeNanos);
 }
 
 size_t malloc_count(const std::vector<uint8_t>& bytes, std::vector<std::string>* warnings = nullptr) {

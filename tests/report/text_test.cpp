@@ -7,6 +7,7 @@
 #include "cli/report/json_writer.h"
 #include "cli/report/text_layout.h"
 #include "cli/report/units.h"
+#include "formats/jfr/chunk_header.h"
 #include "tests/report/profile_maker.h"
 
 namespace nmprof::report {
@@ -36,6 +37,8 @@ TEST(Units, CountsDurationsAndPercentages) {
   EXPECT_EQ(format_duration(3'400'000'000), "3.4 s");
   EXPECT_EQ(format_duration(125'000'000'000), "2m 05s");
   EXPECT_EQ(format_duration(3'720'000'000'000), "1h 02m");
+  // Found by fuzz/report_fuzzer (fuzz/regressions/report/duration-past-int): hours past INT_MAX seconds.
+  EXPECT_EQ(format_duration(jfr::kMaxTimeNanos), "1281023h 53m");
   EXPECT_EQ(format_percent(0.349), "34.9%");
   EXPECT_EQ(format_percent(1), "100.0%");
 }

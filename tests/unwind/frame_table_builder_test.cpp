@@ -241,6 +241,10 @@ TEST(FrameTableBuilder, RejectsMalformedPrograms) {
            {"remember_state nested too deep", too_deep},
            {"truncated operand", {cfa_op::kDefCfa, 7, 0x80}},
            {"expression longer than the FDE", {cfa_op::kDefCfaExpression, 40, 0x77}},
+           // Found by fuzz/eh_frame_fuzzer (fuzz/regressions/eh_frame): 2^61 times the
+           // data alignment (-8) overflowed.
+           {"factored offset past 64 bits", {cfa_op::kOffsetExtendedSf, 6, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20}},
+           {"factored CFA offset past 64 bits", {cfa_op::kDefCfaSf, 7, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20}},
        }) {
     EhFrameImage image;
     FrameTableBuild build = build_one(image, instructions);
