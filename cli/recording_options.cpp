@@ -13,7 +13,8 @@ void add_recording_options(CLI::App* command, RecordingOptions& options) {
       ->add_option("--rate", options.rate,
                    "Hold about this many samples per second by adapting the interval around --nativemem "
                    "(0: fixed interval, the default)")
-      ->check(CLI::Range(uint64_t{0}, kMaxRate));
+      ->check(CLI::Range(uint64_t{0}, kMaxRate).description(""))
+      ->type_name("N");
   command->add_option("--stackdepth", options.stack_depth, "Maximum frames per stack (default 128)")
       ->check(CLI::Range(1u, kMaxStackDepth).description(""))  // --help shows the range as the value's name
       ->type_name("1-" + std::to_string(kMaxStackDepth));

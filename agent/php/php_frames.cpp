@@ -55,4 +55,8 @@ void PhpFrameResolver::resolve(const CallFrame& frame, JfrPools& pools, uint32_t
   line = user && frame.bci > 0 ? frame.bci : -1;
 }
 
+uint32_t PhpFrameResolver::link_offset(const CallFrame& frame) {
+  return frame.type == jfr::schema::kPhp ? 0 : native_.link_offset(frame);
+}
+
 }  // namespace nmprof::php

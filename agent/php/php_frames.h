@@ -14,6 +14,12 @@ class PhpFrameResolver : public FrameResolver {
  public:
   explicit PhpFrameResolver(FrameResolver& native) : native_(native) {}
   void resolve(const CallFrame& frame, JfrPools& pools, uint32_t& method, int32_t& line) override;
+  // PHP frames have no module: their line comes with the frame.
+  uint32_t link_offset(const CallFrame& frame) override;
+  void take_new_modules(std::vector<std::pair<std::string, std::string>>& out) override {
+    native_.take_new_modules(out);
+  }
+  void forget_modules() override { native_.forget_modules(); }
 
  private:
   FrameResolver& native_;
