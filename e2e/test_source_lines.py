@@ -64,6 +64,7 @@ def test_pprof_carries_file_line_and_build_id(nmprof, programs, tmp_path):
                            check=True).stdout
     build_id = re.search(r"Build ID: ([0-9a-f]+)", notes).group(1)
     assert re.search(rf"^1: \S+ \S*/live_leak {build_id} \[FN\]$", raw, re.M), raw  # the program's mapping
-    listing = subprocess.run(["go", "tool", "pprof", "-list", "site_leak", str(profile)], capture_output=True,
-                             text=True, check=True).stdout
+    # pprof looks the source up relative to -source_path (by default the working directory).
+    listing = subprocess.run(["go", "tool", "pprof", "-source_path", str(PROGRAMS.parent), "-list", "site_leak",
+                              str(profile)], capture_output=True, text=True, check=True).stdout
     assert re.search(rf"\s{leak}:__attribute__", listing), listing
