@@ -142,12 +142,13 @@ TEST_F(SafeFile, CreateOrOpenOwnedMakesA0600FileOrReusesOurs) {
 TEST_F(SafeFile, ParentDirectoriesEveryoneMayWriteMustBeSticky) {
   write_file("x", "");
   const char* name = nullptr;
-  int dir = open_parent(at("x").c_str(), &name);
+  std::string x = at("x");  // name points into it
+  int dir = open_parent(x.c_str(), &name);
   ASSERT_GE(dir, 0);
   EXPECT_STREQ(name, "x");
   close(dir);
   chmod(path_.c_str(), 0777);
-  EXPECT_EQ(open_parent(at("x").c_str(), &name), kUnsafeDir);
+  EXPECT_EQ(open_parent(x.c_str(), &name), kUnsafeDir);
   chmod(path_.c_str(), 0700);
   EXPECT_EQ(open_parent((path_ + "/").c_str(), &name), -EISDIR);
   dir = open_parent("relative-name", &name);
