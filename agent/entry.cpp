@@ -5,7 +5,7 @@
 
 #include "agent/agent.h"
 #include "agent/log.h"
-#include "agent/thread_state.h"
+#include "agent/hooks/thread_state.h"
 
 namespace {
 

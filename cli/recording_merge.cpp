@@ -12,9 +12,9 @@
 #include <memory>
 
 #include "cli/output_writer.h"
-#include "formats/jfr/chunk_header.h"
-#include "formats/jfr/chunk_writer.h"
-#include "formats/jfr/mapped_file.h"
+#include "formats/jfr/reading/chunk_header.h"
+#include "formats/jfr/writing/chunk_writer.h"
+#include "formats/jfr/reading/mapped_file.h"
 
 namespace nmprof::cli {
 namespace {

@@ -6,8 +6,8 @@
 #include <span>
 #include <utility>
 
-#include "formats/jfr/byte_reader.h"
-#include "formats/jfr/recording.h"
+#include "formats/jfr/reading/byte_reader.h"
+#include "formats/jfr/reading/recording.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include "cli/report/report.h"
 #include "cli/report/report_command.h"
 #include "cli/report/text_report.h"
-#include "formats/jfr/byte_reader.h"
+#include "formats/jfr/reading/byte_reader.h"
 #include "formats/profile/jfr_profile.h"
 
 namespace {

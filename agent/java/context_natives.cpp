@@ -5,8 +5,8 @@
 
 #include <cstring>
 
-#include "agent/thread_context.h"
-#include "agent/thread_state.h"
+#include "agent/recording/thread_context.h"
+#include "agent/hooks/thread_state.h"
 
 namespace nmprof {
 

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "agent/frame_resolver.h"
+#include "agent/stacks/frame_resolver.h"
 
 namespace nmprof {
 

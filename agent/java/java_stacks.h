@@ -9,12 +9,12 @@
 #include <atomic>
 #include <string>
 
-#include "agent/call_stack.h"
+#include "agent/stacks/call_stack.h"
 #include "agent/java/hotspot/asgct.h"
 #include "agent/java/hotspot/hotspot_frames.h"
-#include "agent/stack_capture.h"
-#include "agent/thread_scratch.h"
-#include "agent/thread_state.h"
+#include "agent/stacks/stack_capture.h"
+#include "agent/stacks/thread_scratch.h"
+#include "agent/hooks/thread_state.h"
 
 namespace nmprof {
 

@@ -19,8 +19,8 @@
 #include "agent/java/java_stacks.h"
 #include "agent/java/java_thread_info.h"
 #include "agent/log.h"
-#include "agent/recorder.h"
-#include "agent/thread_state.h"
+#include "agent/recording/recorder.h"
+#include "agent/hooks/thread_state.h"
 #include "common/safe_file.h"
 
 namespace nmprof {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/thread_state.h"
+#include "agent/hooks/thread_state.h"
 
 namespace nmprof {
 namespace {

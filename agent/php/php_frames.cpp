@@ -3,7 +3,7 @@
 #include <string>
 #include <string_view>
 
-#include "agent/native_frames.h"
+#include "agent/stacks/native_frames.h"
 #include "agent/php/engine_memory.h"
 #include "agent/php/php_stacks.h"
 #include "agent/php/zend_layout.h"

@@ -6,7 +6,7 @@
 // `native`.
 #pragma once
 
-#include "agent/frame_resolver.h"
+#include "agent/stacks/frame_resolver.h"
 
 namespace nmprof::php {
 

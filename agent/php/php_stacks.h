@@ -8,10 +8,10 @@
 #include <atomic>
 #include <cstdint>
 
-#include "agent/call_stack.h"
+#include "agent/stacks/call_stack.h"
 #include "agent/php/engine_memory.h"
 #include "agent/php/zend_layout.h"
-#include "agent/thread_state.h"
+#include "agent/hooks/thread_state.h"
 
 namespace nmprof::php {
 

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "agent/allocation_hooks.h"
+#include "agent/hooks/allocation_hooks.h"
 #include "agent/log.h"
 
 namespace nmprof::php {

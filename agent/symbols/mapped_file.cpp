@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "agent/error_text.h"
+#include "agent/safety/error_text.h"
 
 namespace nmprof::symbols {
 

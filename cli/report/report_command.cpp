@@ -16,7 +16,7 @@
 #include "cli/report/text_layout.h"
 #include "cli/report/text_report.h"
 #include "cli/report/units.h"
-#include "formats/jfr/byte_reader.h"
+#include "formats/jfr/reading/byte_reader.h"
 #include "formats/pprof/gzip.h"
 #include "formats/profile/jfr_profile.h"
 

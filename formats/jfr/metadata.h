@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "formats/jfr/byte_buffer.h"
+#include "formats/jfr/writing/byte_buffer.h"
 
 namespace nmprof::jfr {
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "formats/jfr/mapped_file.h"
+#include "formats/jfr/reading/mapped_file.h"
 #include "formats/jfr/nmprof_schema.h"
-#include "formats/jfr/recording.h"
+#include "formats/jfr/reading/recording.h"
 #include "formats/profile/jfr_stacks.h"
 
 namespace nmprof::profile {

@@ -7,7 +7,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "formats/jfr/chunk.h"
+#include "formats/jfr/reading/chunk.h"
 #include "formats/profile/profile.h"
 #include "formats/profile/source_lines.h"
 

@@ -1,4 +1,4 @@
-#include "agent/agent_memory.h"
+#include "agent/safety/agent_memory.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

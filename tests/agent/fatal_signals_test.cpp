@@ -1,5 +1,5 @@
 // The fatal-signal handlers, each case in a forked child so the signals are real.
-#include "agent/fatal_signals.h"
+#include "agent/safety/fatal_signals.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -1,11 +1,11 @@
-#include "agent/got_patcher.h"
+#include "agent/hooks/got_patcher.h"
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
-#include "agent/sampler.h"
+#include "agent/sampling/sampler.h"
 
 namespace nmprof {
 namespace {

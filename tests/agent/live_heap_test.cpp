@@ -1,4 +1,4 @@
-#include "agent/live_heap.h"
+#include "agent/sampling/live_heap.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "agent/rate_limit.h"
+#include "agent/sampling/rate_limit.h"
 
 #include <gtest/gtest.h>
 

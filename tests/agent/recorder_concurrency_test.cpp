@@ -14,11 +14,11 @@
 #include <thread>
 #include <vector>
 
-#include "agent/frame_resolver.h"
-#include "agent/live_heap.h"
-#include "agent/rate_limit.h"
-#include "agent/recorder.h"
-#include "agent/thread_state.h"
+#include "agent/stacks/frame_resolver.h"
+#include "agent/sampling/live_heap.h"
+#include "agent/sampling/rate_limit.h"
+#include "agent/recording/recorder.h"
+#include "agent/hooks/thread_state.h"
 #include "formats/profile/jfr_profile.h"
 
 namespace nmprof {

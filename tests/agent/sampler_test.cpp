@@ -1,4 +1,4 @@
-#include "agent/sampler.h"
+#include "agent/sampling/sampler.h"
 
 #include <gtest/gtest.h>
 

@@ -4,8 +4,8 @@
 
 #include <thread>
 
-#include "agent/thread_context.h"
-#include "agent/thread_state.h"
+#include "agent/recording/thread_context.h"
+#include "agent/hooks/thread_state.h"
 
 namespace nmprof {
 namespace {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "formats/jfr/mapped_file.h"
-#include "formats/jfr/recording.h"
+#include "formats/jfr/reading/mapped_file.h"
+#include "formats/jfr/reading/recording.h"
 #include "formats/profile/jfr_profile.h"
 #include "tests/jfr_reader/test_recordings.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/jfr/chunk_header.h"
+#include "formats/jfr/reading/chunk_header.h"
 #include "formats/profile/allocator_frames.h"
 #include "formats/profile/jfr_profile.h"
 #include "tests/jfr_reader/test_recordings.h"

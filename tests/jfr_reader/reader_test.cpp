@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "formats/jfr/metadata_reader.h"
-#include "formats/jfr/recording.h"
+#include "formats/jfr/reading/metadata_reader.h"
+#include "formats/jfr/reading/recording.h"
 #include "tests/jfr_reader/test_recordings.h"
 
 namespace nmprof::jfr {

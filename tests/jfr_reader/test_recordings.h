@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "formats/jfr/byte_buffer.h"
-#include "formats/jfr/chunk_writer.h"
-#include "formats/jfr/constant_pools.h"
+#include "formats/jfr/writing/byte_buffer.h"
+#include "formats/jfr/writing/chunk_writer.h"
+#include "formats/jfr/writing/constant_pools.h"
 #include "formats/jfr/metadata.h"
 #include "formats/jfr/nmprof_schema.h"
 

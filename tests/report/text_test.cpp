@@ -7,7 +7,7 @@
 #include "cli/report/json_writer.h"
 #include "cli/report/text_layout.h"
 #include "cli/report/units.h"
-#include "formats/jfr/chunk_header.h"
+#include "formats/jfr/reading/chunk_header.h"
 #include "tests/report/profile_maker.h"
 
 namespace nmprof::report {

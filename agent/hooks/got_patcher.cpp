@@ -1,0 +1,184 @@
+#include "agent/hooks/got_patcher.h"
+
+#include <elf.h>
+#include <link.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "agent/log.h"
+
+namespace nmprof {
+
+struct GotPatcher::Pass {
+  const GotPatcher& patcher;
+  bool restore;
+  bool deepbind;
+  size_t changed = 0;
+  bool bindings_exhausted = false;
+};
+
+namespace {
+
+// What one module's dynamic section says, with addresses made absolute.
+struct DynamicInfo {
+  const ElfW(Sym)* symbols = nullptr;
+  const char* strings = nullptr;
+  size_t strings_size = 0;
+  const ElfW(Rela)* rela = nullptr;
+  size_t rela_size = 0;
+  const ElfW(Rela)* plt_rela = nullptr;
+  size_t plt_rela_size = 0;
+  bool plt_is_rela = true;
+  bool symbolic = false;  // -Bsymbolic: the module binds to its own definitions first
+};
+
+struct ModuleLayout {
+  uintptr_t base;
+  uintptr_t start = UINTPTR_MAX, end = 0;  // mapped range
+  uintptr_t relro_start = 0, relro_end = 0;  // read-only after relocation
+  const ElfW(Dyn)* dynamic = nullptr;
+};
+
+ModuleLayout layout_of(const dl_phdr_info& info) {
+  ModuleLayout m{info.dlpi_addr};
+  uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  for (int i = 0; i < info.dlpi_phnum; i++) {
+    const ElfW(Phdr)& ph = info.dlpi_phdr[i];
+    uintptr_t start = m.base + ph.p_vaddr;
+    if (ph.p_type == PT_LOAD) {
+      if (start < m.start) m.start = start;
+      if (start + ph.p_memsz > m.end) m.end = start + ph.p_memsz;
+    } else if (ph.p_type == PT_DYNAMIC) {
+      m.dynamic = reinterpret_cast<const ElfW(Dyn)*>(start);
+    } else if (ph.p_type == PT_GNU_RELRO) {
+      // The dynamic linker protects whole pages only: the partial last page stays writable.
+      m.relro_start = start & ~(page - 1);
+      m.relro_end = (start + ph.p_memsz) & ~(page - 1);
+    }
+  }
+  return m;
+}
+
+DynamicInfo read_dynamic(const ModuleLayout& m) {
+  DynamicInfo d;
+  // glibc rewrites most d_ptr values to absolute addresses; the vDSO's stay relative.
+  auto absolute = [&m](ElfW(Addr) p) { return p < m.base ? p + m.base : p; };
+  for (const ElfW(Dyn)* e = m.dynamic; e->d_tag != DT_NULL; e++) {
+    switch (e->d_tag) {
+      case DT_SYMTAB: d.symbols = reinterpret_cast<const ElfW(Sym)*>(absolute(e->d_un.d_ptr)); break;
+      case DT_STRTAB: d.strings = reinterpret_cast<const char*>(absolute(e->d_un.d_ptr)); break;
+      case DT_STRSZ: d.strings_size = e->d_un.d_val; break;
+      case DT_RELA: d.rela = reinterpret_cast<const ElfW(Rela)*>(absolute(e->d_un.d_ptr)); break;
+      case DT_RELASZ: d.rela_size = e->d_un.d_val; break;
+      case DT_JMPREL: d.plt_rela = reinterpret_cast<const ElfW(Rela)*>(absolute(e->d_un.d_ptr)); break;
+      case DT_PLTRELSZ: d.plt_rela_size = e->d_un.d_val; break;
+      case DT_PLTREL: d.plt_is_rela = e->d_un.d_val == DT_RELA; break;
+      case DT_SYMBOLIC: d.symbolic = true; break;
+      case DT_FLAGS: d.symbolic |= (e->d_un.d_val & DF_SYMBOLIC) != 0; break;
+    }
+  }
+  return d;
+}
+
+int hooked_function_named(const char* name) {
+  for (int id = 0; id < kHookCount; id++)
+    if (strcmp(name, g_hooked_functions[id].name) == 0) return id;
+  return -1;
+}
+
+// Stores one slot, lifting the RELRO protection of its page for the moment.
+bool store_slot(void** slot, void* value, const ModuleLayout& m) {
+  auto at = reinterpret_cast<uintptr_t>(slot);
+  if (at < m.relro_start || at >= m.relro_end) {
+    __atomic_store_n(slot, value, __ATOMIC_RELEASE);
+    return true;
+  }
+  uintptr_t page_size = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  void* page = reinterpret_cast<void*>(at & ~(page_size - 1));
+  if (mprotect(page, page_size, PROT_READ | PROT_WRITE) != 0) return false;
+  __atomic_store_n(slot, value, __ATOMIC_RELEASE);
+  mprotect(page, page_size, PROT_READ);
+  return true;
+}
+
+}  // namespace
+
+int GotPatcher::visit_module(dl_phdr_info* info, size_t, void* arg) {
+  auto& pass = *static_cast<Pass*>(arg);
+  ModuleLayout m = layout_of(*info);
+  auto own = reinterpret_cast<uintptr_t>(pass.patcher.own_code_);
+  bool is_agent = own >= m.start && own < m.end;
+  bool is_dynamic_linker = m.base != 0 && m.base == getauxval(AT_BASE);
+  if (!m.dynamic || is_agent || is_dynamic_linker) return 0;
+  DynamicInfo d = read_dynamic(m);
+  if (!d.symbols || !d.strings || !d.plt_is_rela) return 0;
+
+  auto visit_relocations = [&](const ElfW(Rela)* rela, size_t bytes) {
+    if (!rela) return;
+    for (size_t i = 0; i < bytes / sizeof(ElfW(Rela)); i++) {
+      const ElfW(Rela)& r = rela[i];
+      uint32_t type = ELF64_R_TYPE(r.r_info);
+      uint32_t symbol_index = ELF64_R_SYM(r.r_info);
+      bool slot_type = type == R_X86_64_JUMP_SLOT || type == R_X86_64_GLOB_DAT ||
+                       (type == R_X86_64_64 && r.r_addend == 0);
+      if (!slot_type || symbol_index == 0) continue;
+      const ElfW(Sym)& symbol = d.symbols[symbol_index];
+      if (symbol.st_name >= d.strings_size) continue;
+      int id = hooked_function_named(d.strings + symbol.st_name);
+      if (id < 0) continue;
+      auto slot = reinterpret_cast<void**>(m.base + r.r_offset);
+      void* current = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+      HookId hooked_id;
+      if (pass.restore) {
+        if (!is_hook_entry(current, &hooked_id)) continue;
+        for (int k = 0; k < kMaxBindings; k++) {
+          if (g_hooked_functions[hooked_id].entries[k] != current) continue;
+          if (store_slot(slot, g_hook_targets[hooked_id][k].load(std::memory_order_relaxed), m)) pass.changed++;
+        }
+        continue;
+      }
+      if (!pass.patcher.enabled_[id] || current == nullptr || is_hook_entry(current)) continue;
+      // A jump slot still pointing into its own module's PLT is not bound yet (lazy
+      // binding): bind it where the dynamic linker would.
+      bool defines_it = symbol.st_shndx != SHN_UNDEF && symbol.st_value != 0;
+      void* own_definition = defines_it ? reinterpret_cast<void*>(m.base + symbol.st_value) : nullptr;
+      auto value = reinterpret_cast<uintptr_t>(current);
+      void* original = current;
+      if (type == R_X86_64_JUMP_SLOT && value >= m.start && value < m.end && current != own_definition)
+        original = own_definition && (d.symbolic || pass.deepbind) ? own_definition : g_default_targets[id];
+      if (!original) continue;
+      int k = bind_target(static_cast<HookId>(id), original);
+      if (k < 0) {
+        pass.bindings_exhausted = true;
+        continue;
+      }
+      if (store_slot(slot, g_hooked_functions[id].entries[k], m)) pass.changed++;
+    }
+  };
+  visit_relocations(d.plt_rela, d.plt_rela_size);
+  visit_relocations(d.rela, d.rela_size);
+  return 0;
+}
+
+size_t GotPatcher::patch_all(bool deepbind) {
+  Pass pass{*this, false, deepbind};
+  lock_.lock(static_cast<int>(gettid()));
+  dl_iterate_phdr(visit_module, &pass);
+  lock_.unlock();
+  if (pass.bindings_exhausted)
+    log_line("more than %d different allocators in one process: some calls are not profiled", kMaxBindings);
+  return pass.changed;
+}
+
+size_t GotPatcher::restore_all() {
+  Pass pass{*this, true, false};
+  lock_.lock(static_cast<int>(gettid()));
+  dl_iterate_phdr(visit_module, &pass);
+  lock_.unlock();
+  return pass.changed;
+}
+
+}  // namespace nmprof

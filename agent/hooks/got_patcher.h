@@ -1,0 +1,46 @@
+// Redirects calls to the hooked functions by rewriting GOT slots: PLT jump slots,
+// and the GLOB_DAT / absolute relocations that -fno-plt code and function-pointer
+// tables use, in every loaded module except the agent itself and the dynamic linker.
+//
+// Stateless on purpose: which function a patched slot belonged to is recoverable
+// from the slot itself (hook entry k of function f forwards to f's target k), so
+// patching is an idempotent pass over what is loaded now and restoring is another
+// pass; no list of slot addresses can go stale when a library is unloaded.
+#pragma once
+
+#include <link.h>
+
+#include <cstddef>
+
+#include "agent/hooks/hook_table.h"
+#include "agent/safety/spin_lock.h"
+
+namespace nmprof {
+
+class GotPatcher {
+ public:
+  // own_code: any address inside the agent, whose own slots are never patched.
+  explicit GotPatcher(const void* own_code) : own_code_(own_code) {}
+
+  // Chooses which functions are patched (e.g. free only when frees are tracked).
+  void set_enabled(HookId id, bool enabled) { enabled_[id] = enabled; }
+
+  // Patches every slot not patched yet. deepbind: libraries that appeared since the
+  // last pass were opened with RTLD_DEEPBIND (their unbound slots bind to their own
+  // definitions first). Returns the number of slots newly patched.
+  size_t patch_all(bool deepbind = false);
+  // Puts the original function back into every patched slot.
+  size_t restore_all();
+  // After fork() in the child: the lock may have been held by a thread that is gone.
+  void reset_lock() { lock_.unlock(); }
+
+ private:
+  struct Pass;
+  static int visit_module(dl_phdr_info* info, size_t size, void* pass);
+
+  const void* own_code_;
+  bool enabled_[kHookCount] = {};
+  SpinLock lock_;  // one pass at a time: passes toggle page protections
+};
+
+}  // namespace nmprof

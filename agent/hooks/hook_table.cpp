@@ -1,0 +1,70 @@
+#include "agent/hooks/hook_table.h"
+
+#include <dlfcn.h>
+
+#include "agent/hooks/allocation_hooks.h"
+#include "agent/hooks/process_hooks.h"
+
+namespace nmprof {
+
+const HookedFunction g_hooked_functions[kHookCount] = {
+    {"malloc", NMPROF_HOOK_ENTRIES(MallocHook)},
+    {"calloc", NMPROF_HOOK_ENTRIES(CallocHook)},
+    {"realloc", NMPROF_HOOK_ENTRIES(ReallocHook)},
+    {"reallocarray", NMPROF_HOOK_ENTRIES(ReallocarrayHook)},
+    {"free", NMPROF_HOOK_ENTRIES(FreeHook)},
+    {"posix_memalign", NMPROF_HOOK_ENTRIES(PosixMemalignHook)},
+    {"aligned_alloc", NMPROF_HOOK_ENTRIES(AlignedAllocHook)},
+    {"memalign", NMPROF_HOOK_ENTRIES(MemalignHook)},
+    {"valloc", NMPROF_HOOK_ENTRIES(VallocHook)},
+    {"pvalloc", NMPROF_HOOK_ENTRIES(PvallocHook)},
+    {"dlopen", NMPROF_HOOK_ENTRIES(DlopenHook)},
+    {"dlmopen", NMPROF_HOOK_ENTRIES(DlmopenHook)},
+    {"dlclose", NMPROF_HOOK_ENTRIES(DlcloseHook)},
+    {"dlsym", NMPROF_HOOK_ENTRIES(DlsymHook)},
+    {"execve", NMPROF_HOOK_ENTRIES(ExecveHook)},
+    {"execv", NMPROF_HOOK_ENTRIES(ExecvHook)},
+    {"execvp", NMPROF_HOOK_ENTRIES(ExecvpHook)},
+    {"execvpe", NMPROF_HOOK_ENTRIES(ExecvpeHook)},
+    {"execl", NMPROF_HOOK_ENTRIES(ExeclHook)},
+    {"execlp", NMPROF_HOOK_ENTRIES(ExeclpHook)},
+    {"execle", NMPROF_HOOK_ENTRIES(ExecleHook)},
+    {"_exit", NMPROF_HOOK_ENTRIES(UnderscoreExitHook)},
+    {"_Exit", NMPROF_HOOK_ENTRIES(UnderscoreUpperExitHook)},
+    {"sysconf", NMPROF_HOOK_ENTRIES(SysconfHook)},
+};
+
+std::atomic<void*> g_hook_targets[kHookCount][kMaxBindings];
+void* g_default_targets[kHookCount];
+
+void look_up_default_targets() {
+  for (int id = 0; id < kHookCount; id++) g_default_targets[id] = dlsym(RTLD_DEFAULT, g_hooked_functions[id].name);
+}
+
+int bind_target(HookId id, void* original) {
+  for (int k = 0; k < kMaxBindings; k++) {
+    void* current = g_hook_targets[id][k].load(std::memory_order_acquire);
+    if (current == original) return k;
+    if (current == nullptr) {
+      // Targets are only ever set, never changed, so a hook never sees its target move.
+      if (g_hook_targets[id][k].compare_exchange_strong(current, original, std::memory_order_acq_rel) ||
+          current == original)
+        return k;
+    }
+  }
+  return -1;
+}
+
+bool is_hook_entry(void* p, HookId* which) {
+  for (int id = 0; id < kHookCount; id++) {
+    for (void* entry : g_hooked_functions[id].entries) {
+      if (entry == p) {
+        if (which) *which = static_cast<HookId>(id);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace nmprof

@@ -1,0 +1,52 @@
+#include "agent/safety/termination_signals.h"
+
+#include <signal.h>
+
+#include <atomic>
+
+namespace nmprof {
+namespace {
+
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+bool (*g_flush)() = nullptr;
+std::atomic<int> g_deferred_signal{0};
+
+void die_by(int signo) {
+  signal(signo, SIG_DFL);
+  raise(signo);  // blocked while its handler runs: delivered, with the default action, on return
+}
+
+void on_signal(int signo) {
+  if (!g_flush()) {
+    g_deferred_signal.store(signo, std::memory_order_relaxed);
+    return;
+  }
+  die_by(signo);
+}
+
+}  // namespace
+
+void install_termination_handlers(bool (*flush)()) {
+  g_flush = flush;
+  for (int signo : kSignals) {
+    struct sigaction current;
+    if (sigaction(signo, nullptr, &current) != 0 || current.sa_handler != SIG_DFL ||
+        (current.sa_flags & SA_SIGINFO))
+      continue;
+    struct sigaction ours = {};
+    ours.sa_handler = on_signal;
+    sigemptyset(&ours.sa_mask);
+    ours.sa_flags = SA_RESTART;
+    sigaction(signo, &ours, nullptr);
+  }
+}
+
+void resume_deferred_signal() {
+  int signo = g_deferred_signal.exchange(0, std::memory_order_relaxed);
+  if (signo == 0) return;
+  g_flush();
+  die_by(signo);
+}
+
+}  // namespace nmprof

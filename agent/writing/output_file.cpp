@@ -1,0 +1,149 @@
+#include "agent/writing/output_file.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "agent/safety/error_text.h"
+#include "agent/log.h"
+#include "common/safe_file.h"
+
+namespace nmprof {
+namespace {
+
+// "dir/app.jfr" -> "dir/app.<pid>.jfr"; "dir/app" -> "dir/app.<pid>".
+std::string with_pid(const std::string& path, long pid) {
+  size_t slash = path.rfind('/');
+  size_t dot = path.rfind('.');
+  std::string suffix = "." + std::to_string(pid);
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash) || dot == slash + 1)
+    return path + suffix;
+  return path.substr(0, dot) + suffix + path.substr(dot);
+}
+
+// The recording may be in a directory others can write (/tmp): it is created 0600
+// (it holds the command line), and an existing file is used only when it is a
+// regular file of ours (safe_file.h). A descriptor, or -errno / a safe_file code.
+int open_recording(const char* path, int flags, bool create) {
+  const char* name;
+  int dir = safe_file::open_parent(path, &name);
+  if (dir < 0) return dir;
+  int fd = create ? safe_file::create_or_open_owned(dir, name, flags, 0600)
+                  : safe_file::open_owned(dir, name, flags, geteuid());
+  ::close(dir);
+  return fd;
+}
+
+}  // namespace
+
+void OutputFile::reset(const std::string& path, long pid, int64_t process_start_millis,
+                       jfr::ByteBuffer metadata_record, const jfr::ChunkClock& clock) {
+  close();
+  path_ = path;
+  process_start_millis_ = process_start_millis;
+  alternate_path_ = with_pid(path, pid);
+  using_alternate_ = false;
+  metadata_record_ = std::move(metadata_record);
+  clock_ = clock;
+  failed_ = false;
+}
+
+int OutputFile::claim(const std::string& path) {
+  // No truncation before holding the lock: that would destroy the owner's recording.
+  int fd = open_recording(path.c_str(), O_WRONLY, true);
+  if (fd < 0) return fd;
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0 || (!holds_earlier_image(fd) && ftruncate(fd, 0) != 0)) {
+    int error = -errno;
+    ::close(fd);
+    return error;
+  }
+  struct stat st;
+  fstat(fd, &st);
+  fd_ = fd;
+  device_ = st.st_dev;
+  inode_ = st.st_ino;
+  return 0;
+}
+
+// Written since this process started: by the image that exec'd this one (same pid,
+// same start time). A file left by an earlier process is older than this one.
+bool OutputFile::holds_earlier_image(int fd) const {
+  struct stat st;
+  if (fstat(fd, &st) != 0 || st.st_size == 0) return false;
+  int64_t modified_millis = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+  return modified_millis >= process_start_millis_;
+}
+
+unsigned OutputFile::chunks_of_earlier_images(const std::string& path) const {
+  int fd = open_recording(path.c_str(), O_RDONLY, false);
+  if (fd < 0) return 0;
+  unsigned chunks = 0;
+  struct stat st;
+  if (holds_earlier_image(fd) && fstat(fd, &st) == 0) {
+    // Chunk headers: "FLR\0", version, then the chunk's size (big-endian).
+    uint8_t header[16];
+    for (off_t at = 0; pread(fd, header, sizeof header, at) == sizeof header && memcmp(header, "FLR", 4) == 0;) {
+      uint64_t size = 0;
+      for (int i = 8; i < 16; i++) size = size << 8 | header[i];
+      if (size < sizeof header || size > static_cast<uint64_t>(st.st_size - at)) break;
+      at += static_cast<off_t>(size);
+      chunks++;
+    }
+  }
+  ::close(fd);
+  return chunks;
+}
+
+unsigned OutputFile::earlier_images() const {
+  return chunks_of_earlier_images(path_) + chunks_of_earlier_images(alternate_path_);
+}
+
+bool OutputFile::open_file() {
+  int error = claim(path_);
+  if (error == -EWOULDBLOCK) {
+    error = claim(alternate_path_);
+    using_alternate_ = error == 0;
+  }
+  if (error == 0) return true;
+  log_line("cannot write %s: %s; recording stopped, allocations pass through", path().c_str(),
+           safe_file::error_text(error));
+  return false;
+}
+
+bool OutputFile::descriptor_is_ours() const {
+  struct stat st;
+  return fstat(fd_, &st) == 0 && st.st_dev == device_ && st.st_ino == inode_;
+}
+
+bool OutputFile::fail(const char* what) {
+  if (!failed_) log_line("%s %s: %s; recording stopped", what, path().c_str(), error_text(errno));
+  failed_ = true;
+  return false;
+}
+
+bool OutputFile::append(const jfr::ConstantPools& pools, const jfr::ByteBuffer& events, uint64_t now_ticks) {
+  if (failed_) return false;
+  if (fd_ < 0) {
+    if (!open_file()) return failed_ = true, false;
+    if (!writer_.begin(fd_, metadata_record_, clock_)) return fail("cannot write");
+  } else if (!descriptor_is_ours()) {
+    // The host closed or reused our descriptor number: continue on a fresh one.
+    int fd = open_recording(path().c_str(), O_WRONLY, false);
+    if (fd < 0) return errno = safe_file::to_errno(fd), fail("lost the output file");
+    fd_ = fd;
+    writer_.reattach(fd);
+  }
+  if (!writer_.append(pools, events, now_ticks)) return fail("cannot write");
+  return true;
+}
+
+void OutputFile::close() {
+  if (fd_ >= 0 && descriptor_is_ours()) ::close(fd_);
+  fd_ = -1;
+}
+
+}  // namespace nmprof

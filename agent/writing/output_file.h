@@ -1,0 +1,58 @@
+// The file one process records into. It is created on the first append (a process
+// that records nothing leaves no file), claimed with an exclusive flock (a second
+// process given the same path, e.g. a forked child, writes `name.<pid>.ext`
+// instead), reopened if the host closed our descriptor (daemons close every fd),
+// and a complete JFR file after each append. Each process image (exec) appends a
+// chunk of its own: a file written since the process started is an earlier image's
+// recording and is kept; an older one is replaced. Needs no heap allocation once the
+// paths are set, so it can be used from a signal handler.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "formats/jfr/writing/chunk_writer.h"
+
+namespace nmprof {
+
+class OutputFile {
+ public:
+  // `path` is the expanded output path; `metadata_record` the encoded JFR metadata.
+  // pid and process_start_millis (wall clock) are the recording process's.
+  void reset(const std::string& path, long pid, int64_t process_start_millis, jfr::ByteBuffer metadata_record,
+             const jfr::ChunkClock& clock);
+  bool append(const jfr::ConstantPools& pools, const jfr::ByteBuffer& events, uint64_t now_ticks);
+  void close();
+
+  // How many process images before this one (exec) wrote chunks to this file (or to
+  // its pid-suffixed twin): their pool keys are taken. Call after reset().
+  unsigned earlier_images() const;
+
+  bool failed() const { return failed_; }
+  bool opened() const { return fd_ >= 0; }
+  // The path actually written (the pid-suffixed one when the plain path was taken).
+  const std::string& path() const { return using_alternate_ ? alternate_path_ : path_; }
+
+ private:
+  bool open_file();
+  int claim(const std::string& path);  // 0, or -errno / a safe_file code
+  bool holds_earlier_image(int fd) const;
+  unsigned chunks_of_earlier_images(const std::string& path) const;
+  bool descriptor_is_ours() const;
+  bool fail(const char* what);
+
+  std::string path_;
+  std::string alternate_path_;
+  int64_t process_start_millis_ = 0;
+  bool using_alternate_ = false;
+  jfr::ByteBuffer metadata_record_;
+  jfr::ChunkClock clock_{};
+  jfr::ChunkWriter writer_;
+  int fd_ = -1;
+  dev_t device_ = 0;
+  ino_t inode_ = 0;
+  bool failed_ = false;
+};
+
+}  // namespace nmprof

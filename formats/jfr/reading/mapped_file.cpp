@@ -1,0 +1,40 @@
+#include "formats/jfr/reading/mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+
+namespace nmprof::jfr {
+
+MappedFile::MappedFile(const std::string& path) {
+  auto fail = [&path](int error) { throw std::system_error(error, std::generic_category(), "cannot open " + path); };
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(errno);
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    int error = S_ISDIR(st.st_mode) ? EISDIR : errno;
+    close(fd);
+    fail(error ? error : EINVAL);
+  }
+  size_ = static_cast<size_t>(st.st_size);
+  if (size_ > 0) {
+    void* p = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      int error = errno;
+      close(fd);
+      fail(error);
+    }
+    data_ = static_cast<const uint8_t*>(p);
+  }
+  close(fd);
+}
+
+MappedFile::~MappedFile() {
+  if (data_) munmap(const_cast<uint8_t*>(data_), size_);
+}
+
+}  // namespace nmprof::jfr

@@ -1,0 +1,32 @@
+// A JFR file: chunks laid end to end (jfr-format.md sections 1 and 13), each read
+// with its own types and pools.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "formats/jfr/reading/chunk.h"
+
+namespace nmprof::jfr {
+
+class Recording {
+ public:
+  // Throws FormatError when the bytes are not a readable JFR recording at all (not
+  // JFR, unsupported version, shorter than a chunk header).
+  explicit Recording(std::span<const uint8_t> file);
+
+  // Visits every readable chunk in file order. Damage that still lets reading go on
+  // (a truncated last chunk, a corrupt record, bytes between chunks) becomes a warning.
+  void for_each_chunk(const std::function<void(const Chunk&)>& visit);
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  std::span<const uint8_t> file_;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace nmprof::jfr

@@ -1,0 +1,98 @@
+#include "formats/jfr/writing/chunk_writer.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace nmprof::jfr {
+
+bool ChunkWriter::begin(int fd, const ByteBuffer& metadata_record, const ChunkClock& clock) {
+  fd_ = fd;
+  clock_ = clock;
+  off_t end = lseek(fd, 0, SEEK_END);
+  if (end < 0) return ok_ = false;
+  chunk_start_ = static_cast<uint64_t>(end);
+  size_ = 0;
+  committed_ = 0;
+  last_checkpoint_ = 0;
+  ok_ = true;
+
+  uint8_t placeholder[kChunkHeaderSize] = {};  // patched below
+  metadata_offset_ = kChunkHeaderSize;
+  if (!write_all(placeholder, sizeof placeholder) || !metadata_record.ok() ||
+      !write_all(metadata_record.data(), metadata_record.size()))
+    return cut_back();
+  return patch_header(clock.start_ticks) || cut_back();
+}
+
+bool ChunkWriter::begin(int fd, const Metadata& metadata, const ChunkClock& clock) {
+  ByteBuffer record;
+  metadata.encode(record, clock.start_ticks, metadata.fingerprint());
+  return begin(fd, record, clock);
+}
+
+bool ChunkWriter::append(const ConstantPools& pools, const ByteBuffer& events, uint64_t now_ticks) {
+  if (!ok_) return false;
+  if (!pools.empty()) {
+    scratch_.clear();
+    int64_t delta = last_checkpoint_ ? static_cast<int64_t>(last_checkpoint_) - static_cast<int64_t>(size_) : 0;
+    uint64_t at = size_;
+    pools.encode_checkpoint(scratch_, now_ticks, delta);
+    if (!scratch_.ok() || !write_all(scratch_.data(), scratch_.size())) return cut_back();
+    last_checkpoint_ = at;
+  }
+  if (!events.ok() || !write_all(events.data(), events.size())) return cut_back();
+  return patch_header(now_ticks) || cut_back();
+}
+
+// Drops what the header does not cover (the whole chunk if it has no header yet),
+// keeping errno for the caller's message.
+bool ChunkWriter::cut_back() {
+  int error = errno;
+  if (ftruncate(fd_, static_cast<off_t>(chunk_start_ + committed_)) == 0) size_ = committed_;
+  errno = error;
+  return ok_ = false;
+}
+
+bool ChunkWriter::write_all(const void* p, size_t n) {
+  auto* bytes = static_cast<const uint8_t*>(p);
+  while (n > 0) {
+    ssize_t w = pwrite(fd_, bytes, n, static_cast<off_t>(chunk_start_ + size_));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    bytes += w;
+    n -= static_cast<size_t>(w);
+    size_ += static_cast<uint64_t>(w);
+  }
+  return true;
+}
+
+bool ChunkWriter::patch_header(uint64_t now_ticks) {
+  uint64_t duration_ticks = now_ticks > clock_.start_ticks ? now_ticks - clock_.start_ticks : 0;
+  uint64_t duration_nanos = static_cast<uint64_t>(
+      static_cast<double>(duration_ticks) * 1e9 / static_cast<double>(clock_.ticks_per_second));
+  uint8_t h[kChunkHeaderSize] = {'F', 'L', 'R', 0, 0, 2, 0, 1};  // magic, version 2.1
+  auto put_be64 = [&h](size_t at, uint64_t v) {
+    for (int i = 7; i >= 0; i--, v >>= 8) h[at + i] = static_cast<uint8_t>(v);
+  };
+  put_be64(8, size_);
+  put_be64(16, last_checkpoint_);
+  put_be64(24, metadata_offset_);
+  put_be64(32, clock_.start_nanos);
+  put_be64(40, duration_nanos);
+  put_be64(48, clock_.start_ticks);
+  put_be64(56, clock_.ticks_per_second);
+  h[64] = 0;      // file state: finished
+  h[67] = 1 | 2;  // flags: compressed integers | final chunk
+  for (;;) {
+    ssize_t w = pwrite(fd_, h, sizeof h, static_cast<off_t>(chunk_start_));
+    if (w == static_cast<ssize_t>(sizeof h)) {
+      committed_ = size_;
+      return true;
+    }
+    if (w < 0 && errno == EINTR) continue;
+    return ok_ = false;
+  }
+}
+
+}  // namespace nmprof::jfr
