@@ -229,7 +229,7 @@ bool start_agent(const AgentOptions& options, AgentMode mode) {
   Settings settings = settings_of(agent->options, mode);
   if (const char* version = agent->php.version()) settings.push_back({"runtime", std::string("PHP ") + version});
   agent->recorder.start(agent->options.file, settings, options.live ? options.max_tracked : 0,
-                        mode == AgentMode::JvmAttach, options.tags, options.context_attributes);
+                        mode == AgentMode::JvmAttach || mode == AgentMode::NativeAttach, options.tags, options.context_attributes);
   agent->recording.store(true, std::memory_order_release);
   agent->patcher.patch_all();
   return true;
