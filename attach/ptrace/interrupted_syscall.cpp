@@ -33,6 +33,7 @@ bool is_idle_syscall(int64_t number) {
   switch (number) {
     case SYS_poll: case SYS_ppoll: case SYS_select: case SYS_pselect6: case SYS_pause: case SYS_rt_sigsuspend:
     case SYS_nanosleep: case SYS_clock_nanosleep:
+    case SYS_restart_syscall:  // one of these, interrupted before (by nmprof too) and waiting again
       return true;
     default:
       return restartable_on_eintr(number);

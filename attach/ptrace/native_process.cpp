@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <thread>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "attach/ptrace/elf_symbols.h"
 #include "attach/ptrace/interrupted_syscall.h"
 #include "attach/ptrace/mapped_objects.h"
+#include "attach/ptrace/ptrace_permission.h"
 #include "attach/ptrace/seized_thread.h"
 
 namespace nmprof::attach {
@@ -119,6 +121,12 @@ Result<NativeProcess> NativeProcess::find(pid_t pid, std::chrono::milliseconds t
   if (state == 'T' || state == 't')
     return Error{process + " is stopped (SIGSTOP, Ctrl-Z or a debugger); resume it (`kill -CONT " +
                  std::to_string(pid) + "`, or detach the debugger) and attach again"};
+  // Opening its memory takes the same rights as ptrace (Yama included): refused
+  // here, with the reason, before anything else is tried.
+  if (UniqueFd memory(open(proc_path(pid, "mem").c_str(), O_RDONLY | O_CLOEXEC)); !memory) {
+    if (errno == EACCES || errno == EPERM) return Error{explain_ptrace_denied(*target)};
+    return Error{process + " has exited"};
+  }
   auto maps = read_proc_file(*target, "maps");
   if (!maps) return maps.error();
   if (!find_object(parse_maps(*maps), is_libc)) {
