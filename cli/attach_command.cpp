@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -82,6 +83,8 @@ struct Channel {
   attach::TargetProcess target;
   std::string label;  // "JVM 4123", "process 4123": for messages
   std::function<attach::Result<int>(std::string_view library, std::string_view request)> load_agent;
+  // How long the target was stopped for the last request (ptrace only).
+  std::function<std::chrono::microseconds()> last_stop = {};
 };
 
 // One attach session: where the agent is, and how to talk to it.
@@ -92,6 +95,13 @@ class Session {
 
   const attach::TargetProcess& target() const { return channel_.target; }
   const std::string& label() const { return channel_.label; }
+  // " (stopped 12.3 ms)" after a request through ptrace, "" otherwise.
+  std::string stop_text() const {
+    if (!channel_.last_stop) return "";
+    char text[48];
+    snprintf(text, sizeof text, " (it stopped for %.1f ms)", channel_.last_stop().count() / 1000.0);
+    return text;
+  }
   int pid() const { return target().pid; }
 
   // Sends one request; on success the agent's reply (key=value), otherwise a message.
@@ -209,6 +219,8 @@ void summarize(const std::string& output, const AttachOptions& options) {
   report::deliver_recording(
       {report::recording_path(output, options.keep_jfr), output, options.keep_jfr, options.top, options.quiet},
       std::cerr);
+  if (!options.recording.no_live && !options.quiet)
+    std::cerr << "  note: live blocks are those allocated since the attach; earlier ones are not known\n";
 }
 
 AttachRequest start_request(const AttachOptions& options, const attach::TargetProcess& target, std::string* error) {
@@ -238,7 +250,7 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
   interrupt.sa_handler = on_interrupt;
   sigaction(SIGINT, &interrupt, nullptr);
   sigaction(SIGTERM, &interrupt, nullptr);
-  std::cerr << "nmprof: recording " << session.label();
+  std::cerr << "nmprof: recording " << session.label() << session.stop_text();
   if (options.duration > 0) std::cerr << " for " << options.duration << " s";
   std::cerr << " (Ctrl-C to stop)\n";
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.duration);
@@ -310,7 +322,8 @@ attach::Result<Session> open_session(int pid, std::chrono::milliseconds timeout,
     channel = Channel{shared->process(), "process " + std::to_string(pid),
                       [shared](std::string_view library, std::string_view request) {
                         return shared->load_agent(library, request);
-                      }};
+                      },
+                      [shared] { return shared->last_stop(); }};
   } else {
     attach::AttachTimeouts timeouts;
     timeouts.listener = timeout;
@@ -392,7 +405,7 @@ int attach_command(const AttachOptions& options) {
   if (!error.empty()) return fail(kExitUsage, error);
   auto started = session.send(start);
   if (!started) return fail(kExitFailure, started.error().message);
-  std::cerr << "nmprof: recording " << session.label() << " into " << value(*started, "file")
+  std::cerr << "nmprof: recording " << session.label() << " into " << value(*started, "file") << session.stop_text()
             << " (in its file system)\n"
             << "  look with 'nmprof attach " << options.pid << " status', copy with 'nmprof attach " << options.pid
             << " dump -o FILE', end with 'nmprof attach " << options.pid << " stop -o FILE'\n";
