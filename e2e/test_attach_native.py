@@ -261,3 +261,21 @@ def test_error_the_process_has_exited(nmprof, target):
     while open(f"/proc/{t.pid}/stat").read().rsplit(") ", 1)[1][0] != "Z":
         time.sleep(0.01)
     one_line_error(run(nmprof, "attach", t.pid, "--duration", "1"), "has exited")
+
+
+def test_attach_to_a_php_cli_samples_zendmm_with_php_frames(nmprof, tmp_path):
+    php = shutil.which("php8.2") or shutil.which("php")
+    if not php:
+        pytest.fail("PHP 8.2 is needed (apt install php8.2-cli)")
+    stop = tmp_path / "stop"
+    t = Target(php, Path(__file__).parent / "php" / "attach_loop.php", stop)
+    try:
+        for cycle in range(2):  # the second start installs the heap's handlers again
+            out = tmp_path / f"php{cycle}.jfr"
+            run(nmprof, "attach", t.pid, "--nativemem", "256k", "--duration", "1", "-o", out, check=0)
+            events = jfr_events(out, "profiler.Malloc")
+            zend = [e for e in events if e["values"]["allocator"] == "ZendMM"]
+            assert zend and any("churn_strings" in " ".join(stack_of(e)) for e in zend)
+        finished_ok(t, stop)
+    finally:
+        t.kill()

@@ -19,6 +19,8 @@ class PhpRuntime {
   // Called at checkpoints (PHP calls sysconf right after making its heap, and
   // loads its extensions after that): installs the heap handlers once.
   void checkpoint();
+  // The heap's handlers were removed (stop): install them again at the next checkpoint.
+  void rearm() { heap_pending_.store(found_ && zend_.heap_hookable, std::memory_order_release); }
   bool waiting_for_heap() const { return heap_pending_.load(std::memory_order_relaxed); }
   // The engine's version ("8.2", "unknown"), null when this process runs no PHP.
   const char* version() const { return found_ ? version_name(zend_.version) : nullptr; }
