@@ -21,7 +21,7 @@ bool starts_with(std::string_view text, std::string_view prefix) { return text.s
 
 bool same_file(int fd, const Mapping& object) {
   struct stat st {};
-  return fstat(fd, &st) == 0 && st.st_ino == object.inode && major(st.st_dev) == object.dev_major &&
+  return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == object.inode && major(st.st_dev) == object.dev_major &&
          minor(st.st_dev) == object.dev_minor;
 }
 
@@ -79,20 +79,20 @@ bool in_code_of(const std::vector<Mapping>& maps, uint64_t address,
 
 Result<int> open_mapped_file(const TargetProcess& target, const Mapping& object) {
   std::string proc = "/proc/" + std::to_string(target.pid);
-  int fd = open((proc + "/root" + object.path).c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd >= 0 && same_file(fd, object)) return fd;
-  if (fd >= 0) close(fd);
-  char range[64];
-  snprintf(range, sizeof range, "/map_files/%" PRIx64 "-", object.start);
-  // map_files/ names the whole mapping: find it by its start.
+  // map_files/ is the mapped file itself, with no path to resolve: nothing the
+  // target planted (a symbolic link, a FIFO) can redirect root. It needs
+  // CAP_SYS_ADMIN on older kernels; the path in the target's root is the fallback.
   for (const Mapping& m : parse_maps(read_text_at(AT_FDCWD, (proc + "/maps").c_str()).value_or(""))) {
     if (m.start != object.start) continue;
-    char name[64];
-    snprintf(name, sizeof name, "%" PRIx64, m.end);
-    fd = open((proc + range + name).c_str(), O_RDONLY | O_CLOEXEC);
+    char range[64];
+    snprintf(range, sizeof range, "/map_files/%" PRIx64 "-%" PRIx64, m.start, m.end);
+    int fd = open((proc + range).c_str(), O_RDONLY | O_CLOEXEC);
     if (fd >= 0 && same_file(fd, object)) return fd;
     if (fd >= 0) close(fd);
   }
+  int fd = open((proc + "/root" + object.path).c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd >= 0 && same_file(fd, object)) return fd;
+  if (fd >= 0) close(fd);
   return Error{"cannot read " + object.path + " as process " + std::to_string(target.pid) +
                " mapped it (replaced or deleted since, and /proc/" + std::to_string(target.pid) +
                "/map_files is not readable)"};
