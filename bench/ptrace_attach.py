@@ -20,19 +20,22 @@ import time
 from pathlib import Path
 
 
-def one_round(nmprof, program, phase, out_dir):
+def one_round(nmprof, program, phase, out_dir, attach=True):
     proc = subprocess.Popen([str(program), str(3 * phase + 1)], stdout=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "ready"
     begun = time.monotonic()
     time.sleep(phase)
     attach_at = time.monotonic() - begun
-    started = subprocess.run([str(nmprof), "attach", str(proc.pid), "start", "--nativemem", "1m"], check=True,
-                             capture_output=True, text=True).stderr
-    stopped_ms = float(re.search(r"it stopped for ([0-9.]+) ms", started).group(1))
+    stopped_ms = 0
+    if attach:
+        started = subprocess.run([str(nmprof), "attach", str(proc.pid), "start", "--nativemem", "1m"], check=True,
+                                 capture_output=True, text=True).stderr
+        stopped_ms = float(re.search(r"it stopped for ([0-9.]+) ms", started).group(1))
     time.sleep(phase)
     stop_at = time.monotonic() - begun
-    subprocess.run([str(nmprof), "attach", str(proc.pid), "stop", "-q", "-o", str(out_dir / "bench.jfr")],
-                   check=True, capture_output=True)
+    if attach:
+        subprocess.run([str(nmprof), "attach", str(proc.pid), "stop", "-q", "-o", str(out_dir / "bench.jfr")],
+                       check=True, capture_output=True)
     out, _ = proc.communicate(timeout=60)
     windows = [tuple(map(float, line.split())) for line in out.splitlines()]
 
@@ -63,7 +66,11 @@ def main():
     nmprof = args.build / "bin" / "nmprof"
     program = args.build / "bench" / "attach_throughput"
     out_dir = args.build / "bench"
-    results = [one_round(nmprof, program, args.phase, out_dir) for _ in range(args.rounds)]
+    # Alternating with control runs (no attach), whose phase ratios show the machine's own drift.
+    results, controls = [], []
+    for _ in range(args.rounds):
+        results.append(one_round(nmprof, program, args.phase, out_dir))
+        controls.append(one_round(nmprof, program, args.phase, out_dir, attach=False))
     for key, label in [("stopped_ms", "thread stopped for injection + start, nmprof's clock (ms)"),
                        ("stop_at_attach_ms", "longest gap in the target around the attach (ms)"),
                        ("stop_at_stop_ms", "longest gap in the target around the stop (ms)"),
@@ -71,7 +78,11 @@ def main():
                        ("attached", "throughput attached at 1 MiB / before"),
                        ("after", "throughput after stop / before")]:
         values = [r[key] for r in results]
-        print(f"{label:52} median {statistics.median(values):.3f}  (runs: {', '.join(f'{v:.3f}' for v in values)})")
+        print(f"{label:58} median {statistics.median(values):.3f}  (runs: {', '.join(f'{v:.3f}' for v in values)})")
+    for key, label in [("attached", "control: middle phase / before, no nmprof"),
+                       ("after", "control: last phase / before, no nmprof")]:
+        values = [r[key] for r in controls]
+        print(f"{label:58} median {statistics.median(values):.3f}  (runs: {', '.join(f'{v:.3f}' for v in values)})")
 
 
 if __name__ == "__main__":
