@@ -106,6 +106,22 @@ def test_status_dump_stop_and_a_second_cycle_reuse_the_loaded_agent(nmprof, targ
     finished_ok(t, stop)
 
 
+def test_nmprof_options_in_the_targets_environment_do_not_start_the_injected_agent(nmprof, program, tmp_path):
+    # Only LD_PRELOAD starts the agent from the environment; loaded by attach, it waits for its request.
+    stop = tmp_path / "stop"
+    unwanted = tmp_path / "from-environment.jfr"
+    env = dict(os.environ, NMPROF_OPTIONS=f"nativemem=64k,file={unwanted}")
+    proc = subprocess.Popen([program, "loop", stop], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        run(nmprof, "attach", proc.pid, "--nativemem", "64k", "--duration", "1", "-o", tmp_path / "a.jfr", check=0)
+        assert "leaky_site" in sampled_functions(tmp_path / "a.jfr")
+    finally:
+        stop.touch()
+        proc.communicate(timeout=60)
+    assert proc.returncode == 0 and not unwanted.exists()
+
+
 def test_stop_gives_every_got_slot_back(nmprof, target, tmp_path):
     stop = tmp_path / "stop"
     t = target("loop", stop)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <thread>
 #include <vector>
@@ -181,11 +182,13 @@ Result<int> NativeProcess::load_agent(std::string_view library, std::string_view
       if (!code) return code.error();
       return static_cast<int>(static_cast<uint32_t>(*code));
     }
-    if (std::chrono::steady_clock::now() >= deadline)
+    if (std::chrono::steady_clock::now() >= deadline) {
+      char seconds[32];
+      snprintf(seconds, sizeof seconds, "%g s", timeout_.count() / 1000.0);
       return Error{"no thread of process " + std::to_string(target_.pid) +
                    " reached a point where it is safe to load a library (outside the C library and the dynamic "
-                   "loader) within " + std::to_string(timeout_.count() / 1000.0).substr(0, 4) +
-                   " s; attach again, or give it more time with --timeout"};
+                   "loader) within " + seconds + "; attach again, or give it more time with --timeout"};
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 }
