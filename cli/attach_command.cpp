@@ -194,7 +194,7 @@ bool is_nmprof_recording(const attach::TargetProcess& target, std::string_view p
 // Converts the collected recording to the format -o names, and summarizes it.
 void summarize(const std::string& output, const AttachOptions& options) {
   report::deliver_recording(
-      {report::recording_path(output, options.keep_jfr), output, options.keep_jfr, options.top, options.quiet},
+      {report::recording_path(output, options.keep_jfr), output, options.keep_jfr, options.top, options.quiet, std::nullopt},
       std::cerr);
 }
 

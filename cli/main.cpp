@@ -9,6 +9,7 @@
 #include "agent/options.h"
 #include "cli/attach_command.h"
 #include "cli/exit_codes.h"
+#include "cli/report_view_options.h"
 #include "cli/report/report_command.h"
 #include "cli/run_command.h"
 
@@ -74,6 +75,7 @@ void add_report_command(CLI::App& app, nmprof::report::ReportOptions& options) {
   report->add_option("--diff", options.diff_base, "Compare with an earlier recording: what grew since BASE")
       ->type_name("BASE");
   report->add_flag("--live", options.live, "Show what is still allocated at the end instead of what was allocated");
+  nmprof::cli::add_report_view_options(report, options);
   report->footer(
       "Examples:\n"
       "  nmprof report app.jfr --live\n"

@@ -200,6 +200,11 @@ void write_live(JsonWriter& json, const Report& r) {
   json.field("samples", live.totals.samples);
   json.field("estimated_bytes", live.totals.bytes);
   json.field("estimated_count", live.totals.count);
+  json.key("lower_bound_bytes");  // null unless the tracking table overflowed
+  if (live.lower_bound_bytes)
+    json.value(*live.lower_bound_bytes);
+  else
+    json.null();
   json.field("matched_frees", live.matched_frees);
   json.field("unmatched_frees", live.unmatched_frees);
   json.key("age");
@@ -209,6 +214,65 @@ void write_live(JsonWriter& json, const Report& r) {
     json.key("top_stacks");
     write_stacks(json, r, live.top_stacks, live.totals.bytes);
   }
+  json.end_object();
+}
+
+// A peek neighbour's function, or null for the root of stacks.
+void write_function_of(JsonWriter& json, const Profile& p, uint32_t frame) {
+  if (frame == kNoFrame)
+    json.null();
+  else
+    write_frame(json, p.frames()[frame]);
+}
+
+void write_peeks(JsonWriter& json, const Report& r) {
+  json.begin_array();
+  for (const auto& row : r.peeks) {
+    json.begin_object();
+    json.key("function");
+    write_function_of(json, *r.profile, row.frame);
+    json.key("self");
+    write_totals(json, row.self);
+    json.key("total");
+    write_totals(json, row.total);
+    for (auto [name, neighbours] : {std::pair{"callers", &row.callers}, std::pair{"callees", &row.callees}}) {
+      json.key(name);
+      json.begin_array();
+      for (const auto& n : *neighbours) {
+        json.begin_object();
+        json.key("function");
+        write_function_of(json, *r.profile, n.frame);
+        json.key("totals");
+        write_totals(json, n.totals);
+        json.end_object();
+      }
+      json.end_array();
+    }
+    json.end_object();
+  }
+  json.end_array();
+}
+
+void write_series(JsonWriter& json, const std::vector<double>& values) {
+  json.begin_array();
+  for (double v : values) json.value(v);
+  json.end_array();
+}
+
+void write_timeline(JsonWriter& json, const Timeline& t) {
+  json.begin_object();
+  json.field("start_time_ns", t.start_nanos);
+  json.field("step_seconds", seconds(t.bin_nanos));
+  json.key("allocated_bytes");  // per step: divided by step_seconds, the allocation rate
+  write_series(json, t.allocated_bytes);
+  json.key("live_bytes");  // at the end of each step; null without live data
+  if (t.live_bytes.empty()) {
+    json.null();
+  } else {
+    write_series(json, t.live_bytes);
+  }
+  json.field("peak_live_bytes", t.peak_live_bytes);
+  json.field("peak_live_seconds", seconds(t.peak_live_nanos));
   json.end_object();
 }
 
@@ -239,6 +303,7 @@ void write_json_report(const Report& r, std::ostream& out) {
   json.begin_object();
   for (const auto& f : r.options.filters) json.field(f.key, f.value);
   json.end_object();
+  json.field("selection", filter_text(r.options.samples));  // --pid, --thread, --from, --to, --include, --exclude
   json.key("warnings");
   write_strings(json, r.warnings);
   json.key("notes");
@@ -274,6 +339,13 @@ void write_json_report(const Report& r, std::ostream& out) {
   json.field("function_count", static_cast<uint64_t>(r.function_count));
   json.key("functions");
   write_functions(json, r);
+  json.key("peek");  // with --peek
+  write_peeks(json, r);
+  json.key("timeline");
+  if (r.timeline)
+    write_timeline(json, *r.timeline);
+  else
+    json.null();
   json.end_object();
 }
 
