@@ -84,8 +84,8 @@ void add_notes(Report& r) {
   if (int64_t untracked = statistic(r.statistics, "untrackedSamples"); untracked > 0 && r.live)
     r.notes.push_back(counted(static_cast<uint64_t>(untracked), "sample was", "samples were") +
                       " not tracked (the tracking table was full, raise --maxtracked): their frees were missed, so "
-                      "live bytes are only known to lie between the agent's tracked count and the upper bound "
-                      "shown; stacks ranked by live bytes include blocks that were freed");
+                      "live bytes are overstated: they lie between the agent's count of its tracked blocks and the "
+                      "upper bound shown, and stacks ranked by live bytes include blocks that were freed");
 }
 
 // Process rows, the common sampling interval, and whether every sample had a weight.
@@ -116,7 +116,9 @@ void describe_live(const Profile& profile, const LiveSet& live_set, const Aggreg
   LiveSummary& live = r.live.emplace();
   live.totals = live_aggregate.totals;
   live.age = age_summary(profile, live_set.allocations);
-  if (statistic(r.statistics, "untrackedSamples") > 0)
+  bool agent_counted = std::any_of(r.statistics.begin(), r.statistics.end(),
+                                   [](const auto& s) { return s.name == "liveBytes"; });
+  if (statistic(r.statistics, "untrackedSamples") > 0 && agent_counted)
     live.lower_bound_bytes =
         std::min(static_cast<double>(statistic(r.statistics, "liveBytes")), live.totals.bytes);
   live.matched_frees = live_set.matched_frees;

@@ -225,7 +225,7 @@ void print_run_summary(const profile::Profile& profile, const std::string& file,
     return;
   }
   bool live = r.options.live;
-  if (live) out << indent << "live at exit: " << live_text(r) << "\n";
+  if (live) write_wrapped(out, indent + "live at exit: ", live_text(r), width);
   out << indent << "allocated:    " << totals_text(r, r.allocated, false) << "\n";
   if (r.timeline && !r.timeline->live_bytes.empty())
     out << indent << "peak live:    ~" << format_bytes(r.timeline->peak_live_bytes) << " at "

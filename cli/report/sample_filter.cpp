@@ -133,8 +133,11 @@ void filter_samples(Profile& profile, const SampleFilter& filter) {
            (!filter.exclude.empty() && excluded.matches(a.stack));
   });
   std::erase_if(profile.frees, [&](const profile::Free& f) { return !processes[f.process] || f.time_nanos > to; });
-  // The recording now ends at --to, so ages and quarters are measured from there.
-  for (auto& p : profile.processes) p.end_nanos = std::max(p.start_nanos, std::min(p.end_nanos, to));
+  // The recording now spans --from to --to: durations, ages and quarters are of that window.
+  for (auto& p : profile.processes) {
+    p.start_nanos = std::max(p.start_nanos, from);
+    p.end_nanos = std::max(p.start_nanos, std::min(p.end_nanos, to));
+  }
   if (profile.allocations.empty()) throw ReportError("no samples match " + filter_text(filter));
 }
 

@@ -79,6 +79,18 @@ void write_process_table(const Report& r, std::ostream& out) {
   }
 }
 
+// How stacks are simplified, and the option that shows them as recorded.
+void write_stacks_line(const Report& r, std::ostream& out) {
+  const auto& how = r.options.stacks;
+  const auto& frames = r.profile->frames();
+  bool java = std::any_of(frames.begin(), frames.end(), [](const auto& f) { return profile::is_java(f.kind); });
+  std::string text;
+  if (how.fold_defaults) text = "allocator wrappers folded (--keep-frames shows them)";
+  if (java && how.merge_java_frame_types)
+    text += (text.empty() ? "" : ", ") + std::string("Java tiers merged (--frame-types splits them)");
+  if (!text.empty()) write_line(r, out, "Stacks", text);
+}
+
 void write_header(const Report& r, std::ostream& out) {
   const Profile& p = *r.profile;
   out << "nmprof report: " << r.options.file;
@@ -101,8 +113,7 @@ void write_header(const Report& r, std::ostream& out) {
   }
   if (!r.options.filters.empty()) write_line(r, out, "Only", "samples with " + filters_text(r.options.filters));
   if (!r.options.samples.empty()) write_line(r, out, "Only", filter_text(r.options.samples));
-  if (r.options.stacks.merge_java_frame_types && r.options.stacks.fold_defaults)
-    write_line(r, out, "Stacks", "Java tiers merged, allocator wrappers folded (--frame-types, --keep-frames)");
+  write_stacks_line(r, out);
   write_line(r, out, "Duration", format_duration(r.end_nanos - r.start_nanos));
   if (r.sampling_interval)
     write_line(r, out, "Sampling",
@@ -156,13 +167,13 @@ void write_frames(const Report& r, const profile::Stack& stack, std::ostream& ou
   const std::string indent(kFrameIndent, ' ');
   if (stack.frames.empty()) out << indent << "(no stack)\n";
   size_t depth = r.options.depth ? r.options.depth : stack.frames.size();
-  size_t shown = stack.frames.size() <= depth ? stack.frames.size() : depth - 1;
-  // The library column is as wide as its longest name (up to a third of the line);
-  // a longer name overflows it rather than being cut.
+  size_t shown = std::min(stack.frames.size(), depth);
+  // The library column is as wide as its longest name (up to half the line); a longer
+  // name overflows it rather than being cut.
   size_t location_width = 0;
   for (size_t i = 0; i < shown; i++)
     location_width = std::max(location_width, frame_location(p.frames()[stack.frames[i]]).size());
-  location_width = std::min(location_width, r.options.width / 3);
+  location_width = std::min(location_width, r.options.width / 2);
   size_t name_width = r.options.width - kFrameIndent - 2 - location_width;
   for (size_t i = 0; i < shown; i++) {
     const auto& frame = p.frames()[stack.frames[i]];
@@ -293,7 +304,8 @@ void write_live_details(const Report& r, std::ostream& out, std::string_view ind
 
 void write_live_section(const Report& r, std::ostream& out) {
   const LiveSummary& live = *r.live;
-  out << "\nLive at the end of the recording: " << live_text(r) << "\n";
+  out << "\n";
+  write_wrapped(out, "Live at the end of the recording: ", live_text(r), r.options.width);
   write_live_details(r, out, "  ");
   if (live.top_stacks.empty()) return;
   out << "  top " << live.top_stacks.size() << " live stacks (" << format_percent(live.top_stacks_share)
@@ -308,13 +320,16 @@ void write_timeline(const Report& r, std::ostream& out) {
   const Timeline& t = *r.timeline;
   double seconds = static_cast<double>(t.bin_nanos) / 1e9;
   out << "\nOver time (" << t.allocated_bytes.size() << " steps of " << format_duration(t.bin_nanos) << ")\n";
+  const std::string indent(13, ' ');
   if (!t.live_bytes.empty())
-    out << "  live       " << sparkline(t.live_bytes) << "  peak ~" << format_bytes(t.peak_live_bytes) << " at "
-        << format_duration(t.peak_live_nanos) << ", end ~" << format_bytes(t.live_bytes.back()) << "\n";
+    out << "  live       " << sparkline(t.live_bytes) << "\n"
+        << indent << "peak ~" << format_bytes(t.peak_live_bytes) << " at " << format_duration(t.peak_live_nanos)
+        << ", end ~" << format_bytes(t.live_bytes.back()) << "\n";
   auto peak = std::max_element(t.allocated_bytes.begin(), t.allocated_bytes.end());
   double total = 0;
   for (double b : t.allocated_bytes) total += b;
-  out << "  allocated  " << sparkline(t.allocated_bytes) << "  ~" << format_bytes(total / seconds / static_cast<double>(t.allocated_bytes.size()))
+  out << "  allocated  " << sparkline(t.allocated_bytes) << "\n"
+      << indent << "~" << format_bytes(total / seconds / static_cast<double>(t.allocated_bytes.size()))
       << "/s on average, peak ~" << format_bytes(*peak / seconds) << "/s at "
       << format_duration(static_cast<int64_t>(peak - t.allocated_bytes.begin()) * t.bin_nanos) << "\n";
 }
@@ -332,7 +347,7 @@ std::string live_text(const Report& r) {
   const LiveSummary& live = *r.live;
   if (!live.lower_bound_bytes) return totals_text(r, live.totals, true);
   return "between ~" + format_bytes(*live.lower_bound_bytes) + " and ~" + format_bytes(live.totals.bytes) +
-         " (tracking table overflowed; " + counted(live.totals.samples, "sample", "samples") + " not seen freed)";
+         " (the tracking table overflowed)";
 }
 
 void write_compact_stacks(const Profile& profile, const std::vector<RankedStack>& stacks, double whole, size_t width,

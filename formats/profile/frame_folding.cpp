@@ -4,9 +4,9 @@ namespace nmprof::profile {
 
 const std::vector<FoldRule>& default_fold_rules() {
   static const std::vector<FoldRule> rules = {
-      {"^operator (new|delete)", "C++ operator new and delete"},
+      {"^(\\S*::)?operator (new|delete)\\b", "C++ operator new and delete, global or of a class"},
       {"^(std|__gnu_cxx|__cxxabiv1)::", "C++ standard library internals (containers, strings, allocators)"},
-      {"^(os::(malloc|realloc|calloc|strdup)|AllocateHeap|ReallocateHeap|CHeapObj<.*>::operator|"
+      {"^(os::(malloc|realloc|calloc|strdup)|AllocateHeap|ReallocateHeap|"
        "MallocTracker::|Arena::|ChunkPool::)",
        "HotSpot's allocation wrappers"},
       {"^(Java_|JNI_|jni_|JVM_|Unsafe_)", "JNI glue: native halves of Java methods and JVM entry points"},

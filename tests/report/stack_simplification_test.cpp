@@ -150,6 +150,9 @@ TEST(FrameFolding, RulesMatchNamesWithoutTheirReturnType) {
   FrameFolder folder(true, {});
   EXPECT_FALSE(folder.folds(native("my::f<std::pair<int, std::string> >(int)")));
   EXPECT_FALSE(folder.folds(java("std", "x", FrameKind::Java, 1)));  // defaults never fold Java frames
+  EXPECT_TRUE(folder.folds(native("ResourceObj::operator new(unsigned long, MEMFLAGS)")));
+  EXPECT_TRUE(folder.folds(native("CHeapObj<(MEMFLAGS)5>::operator new(unsigned long)")));
+  EXPECT_FALSE(folder.folds(native("Parser::operator newline_count()")));
   EXPECT_THROW(FrameFolder(false, {"("}), std::regex_error);
 }
 
