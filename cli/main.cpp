@@ -44,7 +44,8 @@ void add_report_command(CLI::App& app, nmprof::report::ReportOptions& options) {
       ->type_name("FILE");
   add_choice(report, "--format", options.format, nmprof::report::report_formats(),
              "What to write: a report, a pprof heap profile, collapsed stacks, a flame graph page");
-  report->add_option("--top", options.top, "Stacks and functions shown")->default_val(options.top);
+  report->add_option("--top", options.top, "Stacks and functions shown")->default_val(options.top)
+      ->check(CLI::Range(1, 1000000));
   report
       ->add_option_function<std::string>(
           "--by",

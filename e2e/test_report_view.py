@@ -2,8 +2,10 @@
 wrappers folded in every format, nmprof's own frames gone, a truthful live headline
 when the tracking table overflowed, and the CI gate."""
 
-import json
+import os
+import pty
 import re
+import subprocess
 
 import pytest
 
@@ -140,3 +142,120 @@ def test_run_fails_on_live_in_one_step(nmprof, programs, tmp_path):
         programs.c("live_leak.c"), 1, 20000, check=0)
     # The program's own failure comes first.
     run(nmprof, "run", "--fail-on-live", "1", "-o", out, "--", programs.c("live_leak.c"), check=2)
+
+
+def test_filters_select_by_process_thread_time_and_frame(nmprof, programs, tmp_path):
+    out = tmp_path / "tree.jfr"
+    run(nmprof, "run", "--nativemem", "64k", "-o", out, "--", programs.c("forker.c"), "tree", check=0)
+    whole = report_json(nmprof, out, "--top", "100")
+    pids = [p["pid"] for p in whole["processes"]]
+    assert len(pids) > 1
+    one = report_json(nmprof, out, "--pid", pids[0], "--top", "100")
+    assert 0 < one["allocated"]["samples"] < whole["allocated"]["samples"]
+    assert one["selection"] == f"pid {pids[0]}"
+    assert "no process 1 in the recording" in run(nmprof, "report", out, "--pid", "1", check=1).stderr
+    assert "no thread named or numbered 'nosuch'" in run(nmprof, "report", out, "--thread", "nosuch", check=1).stderr
+
+
+def test_time_range_and_frame_filters(nmprof, leak):
+    out, _ = leak
+    whole = report_json(nmprof, out)
+    duration = whole["duration_seconds"]
+    early = report_json(nmprof, out, "--to", f"{duration / 2:.6f}s")
+    late = report_json(nmprof, out, "--from", f"{duration / 2:.6f}s")
+    assert early["allocated"]["samples"] + late["allocated"]["samples"] >= whole["allocated"]["samples"]
+    assert 0 < early["allocated"]["samples"] < whole["allocated"]["samples"]
+    assert early["duration_seconds"] <= duration / 2 + 1e-3
+    through = report_json(nmprof, out, "--include", "^site_chain", "--top", "100")
+    assert through["stacks"] and all(any(f["function"].startswith("site_chain") for f in s["frames"])
+                                     for s in through["stacks"])
+    without = report_json(nmprof, out, "--exclude", "^site_chain", "--top", "100")
+    assert not any(f["function"].startswith("site_chain") for s in without["stacks"] for f in s["frames"])
+    assert "is not a time" in run(nmprof, "report", out, "--from", "soon", check=2).stderr
+    assert "no samples match" in run(nmprof, "report", out, "--include", "^no_such_function$", check=1).stderr
+
+
+def test_functions_by_total_and_the_callers_and_callees_of_one(nmprof, leak):
+    out, _ = leak
+    by_total = report_json(nmprof, out, "--by", "function", "--sort", "total", "--top", "3")
+    totals = [f["total"]["estimated_bytes"] for f in by_total["functions"]]
+    assert totals == sorted(totals, reverse=True)
+    assert by_total["functions"][0]["total_share"] > 0.99  # worker or start_thread: in every stack
+    peek = report_json(nmprof, out, "--peek", "^site_chain$")["peek"]
+    assert len(peek) == 1
+    callers = {c["function"]["function"] for c in peek[0]["callers"]}
+    assert callers == {"site_chain_leak", "site_chain_freed"}
+    assert abs(sum(c["totals"]["estimated_bytes"] for c in peek[0]["callers"])
+               - peek[0]["total"]["estimated_bytes"]) < 1
+    text = run(nmprof, "report", out, "--peek", "^worker$", check=0).stdout
+    assert re.search(r"callees:\n(\s+[\d.]+ \w*B\s+[\d.]+%\s+site_\w+ \[live_leak\]\n)+", text), text
+
+
+def test_the_timeline_shows_peak_live_and_the_allocation_rate(nmprof, leak):
+    out, true_live = leak
+    t = report_json(nmprof, out)["timeline"]
+    assert len(t["allocated_bytes"]) == len(t["live_bytes"]) == 60
+    assert abs(sum(t["allocated_bytes"]) - report_json(nmprof, out)["allocated"]["estimated_bytes"]) < 1
+    # live_leak only grows: the peak is near the end and near what it keeps.
+    assert t["peak_live_bytes"] >= t["live_bytes"][-1]
+    assert 0.7 * true_live < t["peak_live_bytes"] < 1.5 * true_live
+    assert t["live_bytes"][5] < t["live_bytes"][-1]
+    text = run(nmprof, "report", out, check=0).stdout
+    assert re.search(r"^  live +[\u2581-\u2588]{60}\n +peak ~[\d.]+ MiB at ", text, re.M), text
+    assert re.search(r"^ +~[\d.]+ \w+/s on average, peak ~", text, re.M), text
+
+
+def test_text_fits_columns_and_wide_and_depth_show_everything(nmprof, leak):
+    out, _ = leak
+    env = dict(os.environ, COLUMNS="70")
+    narrow = run(nmprof, "report", out, "--top", "3", env=env, check=0).stdout
+    # Only a command to copy may overflow: it stays whole.
+    assert max(len(l) for l in narrow.splitlines() if "more: nmprof" not in l) <= 70, narrow
+    assert "live_leak.c:" in narrow  # source lines kept
+    wide = run(nmprof, "report", out, "--top", "3", "--wide", env=env, check=0).stdout
+    assert max(len(l) for l in wide.splitlines()) > 70
+    shallow = run(nmprof, "report", out, "--top", "1", "--depth", "1", check=0).stdout
+    assert re.search(r"\.\.\. \d+ more frames \(--depth \d+ shows them\)", shallow), shallow
+    deep = run(nmprof, "report", out, "--top", "1", "--depth", "0", check=0).stdout
+    assert "more frames" not in deep and "clone" in deep
+
+
+def test_colour_on_a_terminal_unless_no_color(nmprof, leak):
+    out, _ = leak
+
+    def on_a_terminal(**env):
+        main, child = pty.openpty()
+        proc = subprocess.Popen([str(nmprof), "report", str(out), "--top", "1"], stdout=child, stderr=child,
+                                env=dict(os.environ, COLUMNS="100", **env))
+        os.close(child)
+        text = b""
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            text += chunk
+        proc.wait(timeout=60)
+        os.close(main)
+        return text.decode()
+
+    assert "\033[1m#1 " in on_a_terminal()
+    assert "\033[" not in on_a_terminal(NO_COLOR="1")
+    assert "\033[" not in run(nmprof, "report", out, "--top", "1", check=0).stdout  # piped
+
+
+def test_wording_and_edge_cases(nmprof, programs, leak, tmp_path):
+    out, _ = leak
+    for bad in ("0", "-1"):
+        assert "--top" in run(nmprof, "report", out, "--top", bad, check=2).stderr
+        assert "--top" in run(nmprof, "run", "--top", bad, "--", "true", check=2).stderr
+    quiet = run(nmprof, "run", "-q", "--nativemem", "64k", "-o", tmp_path / "q.jfr", "--",
+                programs.c("live_leak.c"), 1, 2000, check=0)
+    assert quiet.stderr == f"nmprof: profile written to {tmp_path / 'q.jfr'}\n"
+    # A command line with a newline stays on its line of the header.
+    multi = tmp_path / "multi.jfr"
+    run(nmprof, "run", "--nativemem", "64k", "-o", multi, "--", programs.c("live_leak.c"), 1, "2000\nmore", check=0)
+    header = run(nmprof, "report", multi, check=0).stdout.split("\n\n")[0]
+    assert re.search(r"^Command .*live_leak 1 '?2000\\nmore'?\nProcess ", header, re.M), header

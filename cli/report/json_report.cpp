@@ -109,9 +109,23 @@ void write_functions(JsonWriter& json, const Report& r) {
   json.end_array();
 }
 
+// "lostSamples" -> "lost_samples": the JFR field names, in the JSON's own style.
+std::string snake_case(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    if (c >= 'A' && c <= 'Z') {
+      out += '_';
+      out += static_cast<char>(c - 'A' + 'a');
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 void write_statistics(JsonWriter& json, const std::vector<profile::Statistic>& statistics) {
   json.begin_object();
-  for (const auto& s : statistics) json.field(s.name, s.value);
+  for (const auto& s : statistics) json.field(snake_case(s.name), s.value);
   json.end_object();
 }
 

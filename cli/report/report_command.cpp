@@ -191,11 +191,11 @@ int deliver_recording(const Delivery& d, std::ostream& out) {
   if (!jfr_kept) fs::remove(d.recording);
   std::string kept = jfr_kept && d.recording != d.output ? " (recording: " + d.recording + ")" : "";
   if (d.quiet || !profile) {
-    out << "nmprof: recording written to " << d.output << kept;
+    out << "nmprof: profile written to " << d.output << kept;
     if (!profile) out << ", but it cannot be summarized: " << problem;
     out << "\n";
   } else {
-    print_run_summary(*profile, d.output + kept, jfr_kept ? d.recording : "", d.top, out);
+    print_run_summary(*profile, d.output + kept, jfr_kept ? d.recording : "", d.top, out, d.live_label);
     if (!jfr_kept && format_of_output(d.output) == Format::Pprof)
       out << "  more: go tool pprof -top " << shell_quote(d.output) << "\n";
   }
@@ -203,7 +203,7 @@ int deliver_recording(const Delivery& d, std::ostream& out) {
 }
 
 void print_run_summary(const profile::Profile& profile, const std::string& file, const std::string& recording,
-                       size_t top, std::ostream& out) {
+                       size_t top, std::ostream& out, const std::string& live_label) {
   const std::string indent = "  ";
   const size_t width = terminal_width(STDERR_FILENO);  // run and attach print their summary on stderr
   out << "nmprof: profile written to " << file;
@@ -225,7 +225,7 @@ void print_run_summary(const profile::Profile& profile, const std::string& file,
     return;
   }
   bool live = r.options.live;
-  if (live) write_wrapped(out, indent + "live at exit: ", live_text(r), width);
+  if (live) write_wrapped(out, indent + pad_right(live_label + ":", 13) + " ", live_text(r), width);
   out << indent << "allocated:    " << totals_text(r, r.allocated, false) << "\n";
   if (r.timeline && !r.timeline->live_bytes.empty())
     out << indent << "peak live:    ~" << format_bytes(r.timeline->peak_live_bytes) << " at "

@@ -238,10 +238,13 @@ void write_contexts(const Report& r, std::ostream& out) {
 std::string function_text(const Profile& p, uint32_t frame_id, size_t room, const char* none) {
   if (frame_id == kNoFrame) return none;
   const auto& frame = p.frames()[frame_id];
+  std::string name = function_name(frame);
   std::string location = function_location(frame);
-  if (location.empty()) return shorten(function_name(frame), room);
+  if (location.empty()) return shorten(name, room);
   location = " [" + location + "]";
-  return shorten(function_name(frame), room > location.size() ? room - location.size() : 1) + location;
+  // The library gives way before the name is cut.
+  std::string beside = shorten(name, room > location.size() ? room - location.size() : 0);
+  return beside.starts_with("...") ? shorten(name, room) : beside + location;
 }
 
 void write_peek(const Report& r, std::ostream& out) {
@@ -293,9 +296,10 @@ std::string live_command(const Report& r) { return "nmprof report " + shell_quot
 // The age and free-pairing lines of the live view.
 void write_live_details(const Report& r, std::ostream& out, std::string_view indent) {
   const LiveSummary& live = *r.live;
-  write_wrapped(out, indent,
-                age_text(live.age) + "; by quarter of the recording allocated in: " + quarters_text(live.age),
-                r.options.width);
+  if (live.totals.samples > 0)  // an empty live set has no ages to tell
+    write_wrapped(out, indent,
+                  age_text(live.age) + "; by quarter of the recording allocated in: " + quarters_text(live.age),
+                  r.options.width);
   write_wrapped(out, indent,
                 format_count(static_cast<double>(live.matched_frees)) + " frees matched sampled blocks, " +
                     format_count(static_cast<double>(live.unmatched_frees)) + " matched none",
@@ -321,14 +325,15 @@ void write_timeline(const Report& r, std::ostream& out) {
   double seconds = static_cast<double>(t.bin_nanos) / 1e9;
   out << "\nOver time (" << t.allocated_bytes.size() << " steps of " << format_duration(t.bin_nanos) << ")\n";
   const std::string indent(13, ' ');
+  size_t columns = r.options.width > indent.size() ? r.options.width - indent.size() : 1;
   if (!t.live_bytes.empty())
-    out << "  live       " << sparkline(t.live_bytes) << "\n"
+    out << "  live       " << sparkline(t.live_bytes, columns) << "\n"
         << indent << "peak ~" << format_bytes(t.peak_live_bytes) << " at " << format_duration(t.peak_live_nanos)
         << ", end ~" << format_bytes(t.live_bytes.back()) << "\n";
   auto peak = std::max_element(t.allocated_bytes.begin(), t.allocated_bytes.end());
   double total = 0;
   for (double b : t.allocated_bytes) total += b;
-  out << "  allocated  " << sparkline(t.allocated_bytes) << "\n"
+  out << "  allocated  " << sparkline(t.allocated_bytes, columns) << "\n"
       << indent << "~" << format_bytes(total / seconds / static_cast<double>(t.allocated_bytes.size()))
       << "/s on average, peak ~" << format_bytes(*peak / seconds) << "/s at "
       << format_duration(static_cast<int64_t>(peak - t.allocated_bytes.begin()) * t.bin_nanos) << "\n";

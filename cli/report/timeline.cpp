@@ -41,12 +41,18 @@ std::optional<Timeline> timeline(const profile::Profile& profile, std::span<cons
   return t;
 }
 
-std::string sparkline(std::span<const double> values) {
+std::string sparkline(std::span<const double> values, size_t columns) {
   static const char* const kBars[] = {"\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588"};
+  columns = std::clamp<size_t>(columns, 1, std::max<size_t>(values.size(), 1));
+  std::vector<double> means(columns, 0);  // each column the mean of its share of the values
+  for (size_t c = 0; c < columns; c++) {
+    size_t begin = c * values.size() / columns, end = (c + 1) * values.size() / columns;
+    for (size_t i = begin; i < end; i++) means[c] += values[i] / static_cast<double>(end - begin);
+  }
   double top = 0;
-  for (double v : values) top = std::max(top, v);
+  for (double v : means) top = std::max(top, v);
   std::string line;
-  for (double v : values) {
+  for (double v : means) {
     int level = top > 0 ? static_cast<int>(std::max(v, 0.0) / top * 7 + 0.5) : 0;
     line += kBars[std::clamp(level, 0, 7)];
   }

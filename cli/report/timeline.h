@@ -28,7 +28,8 @@ struct Timeline {
 std::optional<Timeline> timeline(const profile::Profile& profile, std::span<const uint32_t> allocations,
                                  const LiveSet* live, int64_t start_nanos, int64_t end_nanos, size_t bins);
 
-// "▁▂▄█" scaled to the largest value.
-std::string sparkline(std::span<const double> values);
+// "▁▂▄█" scaled to the largest value, in at most `columns` characters (neighbouring
+// values averaged when there are more).
+std::string sparkline(std::span<const double> values, size_t columns);
 
 }  // namespace nmprof::report

@@ -189,7 +189,7 @@ show('live.top_stacks', len(r['live']['top_stacks']))
 show('live.oldest', r['live']['age']['oldest_seconds'])
 show('pids', ' '.join(str(p['pid']) for p in r['processes']))
 show('settings.nativemem', r['processes'][0]['settings']['nativemem'])
-show('lostSamples', r['statistics']['lostSamples'])
+show('lost_samples', r['statistics']['lost_samples'])
 s = r['stacks'][0]
 show('stack.bytes', s['estimated_bytes'])
 show('stack.share', s['share'])
@@ -225,7 +225,7 @@ TEST(Report, JsonCarriesTheSameNumbers) {
   std::ofstream(json_path) << r.out;
   const double total = kCacheBytes + kParseBytes + kChildBytes;
   std::string expected =
-      "schema nmprof-report\nschema_version 1\nview allocated\nsource native\nestimates True\n"
+      "schema nmprof-report\nschema_version 2\nview allocated\nsource native\nestimates True\n"
       "sampling_interval_bytes 524288\n"
       "allocated.samples 28\nallocated.bytes " +
       g(total) +
@@ -233,7 +233,7 @@ TEST(Report, JsonCarriesTheSameNumbers) {
       "live.bytes " +
       g(kLiveBytes) +
       "\nlive.matched_frees 18\nlive.top_stacks 3\nlive.oldest 1\n"
-      "pids 100 101\nsettings.nativemem 524288\nlostSamples 3\n"
+      "pids 100 101\nsettings.nativemem 524288\nlost_samples 3\n"
       "stack.bytes " +
       g(kParseBytes) + "\nstack.share " + g(kParseBytes / total) +
       "\n"
