@@ -2,6 +2,7 @@
 wrappers folded in every format, nmprof's own frames gone, a truthful live headline
 when the tracking table overflowed, and the CI gate."""
 
+import json
 import os
 import pty
 import re
@@ -259,3 +260,10 @@ def test_wording_and_edge_cases(nmprof, programs, leak, tmp_path):
     run(nmprof, "run", "--nativemem", "64k", "-o", multi, "--", programs.c("live_leak.c"), 1, "2000\nmore", check=0)
     header = run(nmprof, "report", multi, check=0).stdout.split("\n\n")[0]
     assert re.search(r"^Command .*live_leak 1 '?2000\\nmore'?\nProcess ", header, re.M), header
+
+
+def test_json_settings_name_the_file_not_the_staging_path(nmprof, leak):
+    out, _ = leak
+    report = report_json(nmprof, out)
+    assert report["processes"][0]["settings"]["file"] == str(out)
+    assert ".nmprof-" not in json.dumps(report)

@@ -162,7 +162,11 @@ void write_processes(JsonWriter& json, const Report& r) {
       json.null();
     json.field("live_tracking", proc.live_tracking());
     json.key("settings");
-    write_tags(json, proc.settings);
+    // The agent's file= is where it wrote before nmprof merged and moved the recording
+    // (a staging path under run): the file is the one reported.
+    auto settings = proc.settings;
+    if (settings.count("file")) settings["file"] = r.options.file;
+    write_tags(json, settings);
     json.key("tags");
     write_tags(json, proc.tags);
     json.key("statistics");
