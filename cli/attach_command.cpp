@@ -298,7 +298,8 @@ void add_attach_command(CLI::App& app, AttachOptions& options) {
       ->check(CLI::NonNegativeNumber);
   attach->add_option("-o,--output", options.output, "Where the profile goes (default nmprof-<pid>.jfr; %p, %t)");
   attach->add_option("--top", options.top, "Stacks shown in the summary")->default_val(options.top)
-      ->check(CLI::Range(1, 1000000));
+      ->check(CLI::Range(1, 1000000).description(""))
+      ->type_name("N");
   attach->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
   attach->add_flag("--keep-jfr", options.keep_jfr, "With -o in another format (x.pb.gz), keep the JFR too (x.jfr)");
   attach->add_option("--timeout", options.timeout, "Seconds the JVM gets to answer each request")

@@ -45,7 +45,8 @@ void add_report_command(CLI::App& app, nmprof::report::ReportOptions& options) {
   add_choice(report, "--format", options.format, nmprof::report::report_formats(),
              "What to write: a report, a pprof heap profile, collapsed stacks, a flame graph page");
   report->add_option("--top", options.top, "Stacks and functions shown")->default_val(options.top)
-      ->check(CLI::Range(1, 1000000));
+      ->check(CLI::Range(1, 1000000).description(""))
+      ->type_name("N");
   report
       ->add_option_function<std::string>(
           "--by",
@@ -82,7 +83,9 @@ void add_report_command(CLI::App& app, nmprof::report::ReportOptions& options) {
       "  nmprof report app.jfr --live\n"
       "  nmprof report app.jfr -o app.pb.gz && go tool pprof -top app.pb.gz\n"
       "  nmprof report app.jfr --format collapsed | flamegraph.pl > app.svg\n"
-      "  nmprof report after.jfr --diff before.jfr --live");
+      "  nmprof report after.jfr --diff before.jfr --live\n"
+      "  nmprof report app.jfr --by function --sort total --include '^parse'\n"
+      "  nmprof report after.jfr --diff before.jfr --fail-on-growth 16m      (a CI gate: exit status 3)");
 }
 
 int usage_error(const std::string& message) {

@@ -22,7 +22,7 @@ const CLI::Validator& regex_check() {
         }
         return {};
       },
-      "REGEX");
+      "");  // --help names the value REGEX
   return check;
 }
 
@@ -84,7 +84,8 @@ void add_report_view_options(CLI::App* report, report::ReportOptions& options) {
   report->add_flag("--wide", options.wide, "Never shorten names to fit the terminal (COLUMNS sets its width)");
   report->add_option("--depth", options.depth, "Frames shown per stack in the text report (0: all)")
       ->default_val(options.depth)
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::NonNegativeNumber.description(""))
+      ->type_name("N");
   add_size_option(report, "--fail-on-live", options.gate.max_live,
                   "Exit with status 3 when more than SIZE is live at the end of the recording (a CI gate)");
   add_size_option(report, "--fail-on-growth", options.gate.max_growth,

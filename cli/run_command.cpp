@@ -59,7 +59,8 @@ void add_run_command(CLI::App& app, RunOptions& options) {
   run->add_option("-o,--output", options.output, "Output file (%p: pid, %t: start time)")
       ->default_val(options.output);
   run->add_option("--top", options.top, "Stacks shown in the summary")->default_val(options.top)
-      ->check(CLI::Range(1, 1000000));
+      ->check(CLI::Range(1, 1000000).description(""))
+      ->type_name("N");
   run->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
   add_size_option(run, "--fail-on-live", options.fail_on_live,
                   "Exit with status 3 when the program exited 0 but more than SIZE was live at its end (a CI gate)");
