@@ -217,7 +217,8 @@ bool is_nmprof_recording(const attach::TargetProcess& target, std::string_view p
 // Converts the collected recording to the format -o names, and summarizes it.
 void summarize(const std::string& output, const AttachOptions& options) {
   report::deliver_recording(
-      {report::recording_path(output, options.keep_jfr), output, options.keep_jfr, options.top, options.quiet},
+      {report::recording_path(output, options.keep_jfr), output, options.keep_jfr, options.top, options.quiet, std::nullopt,
+       "live at end"},  // the JVM may run on
       std::cerr);
   if (!options.recording.no_live && !options.quiet)
     std::cerr << "  note: live blocks are those allocated since the attach; earlier ones are not known\n";
@@ -250,9 +251,11 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
   interrupt.sa_handler = on_interrupt;
   sigaction(SIGINT, &interrupt, nullptr);
   sigaction(SIGTERM, &interrupt, nullptr);
-  std::cerr << "nmprof: recording " << session.label() << session.stop_text();
-  if (options.duration > 0) std::cerr << " for " << options.duration << " s";
-  std::cerr << " (Ctrl-C to stop)\n";
+  if (!options.quiet) {
+    std::cerr << "nmprof: recording " << session.label() << session.stop_text();
+    if (options.duration > 0) std::cerr << " for " << options.duration << " s";
+    std::cerr << " (Ctrl-C to stop)\n";
+  }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.duration);
   bool exited = false;
   while (!g_interrupted) {
@@ -308,7 +311,7 @@ int status(const Session& session) {
 
 // A HotSpot JVM is asked through its attach mechanism; any other process gets the
 // agent through ptrace (attach/ptrace/native_process.h).
-attach::Result<Session> open_session(int pid, std::chrono::milliseconds timeout, bool starts,
+attach::Result<Session> open_session(int pid, std::chrono::milliseconds timeout, bool starts, bool quiet,
                                      const std::string& agent) {
   auto target = attach::inspect_process(pid);
   if (!target) return target.error();
@@ -341,7 +344,7 @@ attach::Result<Session> open_session(int pid, std::chrono::milliseconds timeout,
   auto& [library_path, copy] = *library;
   if (vm && starts) {
     auto warning = attach::forecast_dynamic_load_warning(*vm, library_path);
-    if (warning && warning->printed)
+    if (warning && warning->printed && !quiet)
       std::cerr << "nmprof: note: JDK " << warning->jdk_version
                 << " prints a warning about a dynamically loaded agent on the JVM's stderr (JEP 451); start the "
                    "JVM with -XX:+EnableDynamicAgentLoading to avoid it, or load nmprof at startup with "
@@ -365,7 +368,9 @@ void add_attach_command(CLI::App& app, AttachOptions& options) {
   attach->add_option("--duration", options.duration, "Seconds to record (one shot; default: until Ctrl-C)")
       ->check(CLI::NonNegativeNumber);
   attach->add_option("-o,--output", options.output, "Where the profile goes (default nmprof-<pid>.jfr; %p, %t)");
-  attach->add_option("--top", options.top, "Stacks shown in the summary")->default_val(options.top);
+  attach->add_option("--top", options.top, "Stacks shown in the summary")->default_val(options.top)
+      ->check(CLI::Range(1, 1000000).description(""))
+      ->type_name("N");
   attach->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
   attach->add_flag("--keep-jfr", options.keep_jfr, "With -o in another format (x.pb.gz), keep the JFR too (x.jfr)");
   attach->add_option("--timeout", options.timeout, "Seconds the target gets to answer each request")
@@ -393,7 +398,7 @@ int attach_command(const AttachOptions& options) {
   if (agent.empty()) return fail(kExitFailure, error);
 
   auto opened = open_session(options.pid, std::chrono::milliseconds(static_cast<long long>(options.timeout * 1000)),
-                             starts, agent);
+                             starts, options.quiet, agent);
   if (!opened) return fail(kExitFailure, opened.error().message);
   const Session& session = *opened;
 

@@ -9,6 +9,7 @@
 #include "agent/options.h"
 #include "cli/attach_command.h"
 #include "cli/exit_codes.h"
+#include "cli/report_view_options.h"
 #include "cli/report/report_command.h"
 #include "cli/run_command.h"
 
@@ -43,7 +44,9 @@ void add_report_command(CLI::App& app, nmprof::report::ReportOptions& options) {
       ->type_name("FILE");
   add_choice(report, "--format", options.format, nmprof::report::report_formats(),
              "What to write: a report, a pprof heap profile, collapsed stacks, a flame graph page");
-  report->add_option("--top", options.top, "Stacks and functions shown")->default_val(options.top);
+  report->add_option("--top", options.top, "Stacks and functions shown")->default_val(options.top)
+      ->check(CLI::Range(1, 1000000).description(""))
+      ->type_name("N");
   report
       ->add_option_function<std::string>(
           "--by",
@@ -74,12 +77,15 @@ void add_report_command(CLI::App& app, nmprof::report::ReportOptions& options) {
   report->add_option("--diff", options.diff_base, "Compare with an earlier recording: what grew since BASE")
       ->type_name("BASE");
   report->add_flag("--live", options.live, "Show what is still allocated at the end instead of what was allocated");
+  nmprof::cli::add_report_view_options(report, options);
   report->footer(
       "Examples:\n"
       "  nmprof report app.jfr --live\n"
       "  nmprof report app.jfr -o app.pb.gz && go tool pprof -top app.pb.gz\n"
       "  nmprof report app.jfr --format collapsed | flamegraph.pl > app.svg\n"
-      "  nmprof report after.jfr --diff before.jfr --live");
+      "  nmprof report after.jfr --diff before.jfr --live\n"
+      "  nmprof report app.jfr --by function --sort total --include '^parse'\n"
+      "  nmprof report after.jfr --diff before.jfr --fail-on-growth 16m      (a CI gate: exit status 3)");
 }
 
 int usage_error(const std::string& message) {

@@ -61,6 +61,8 @@ bool check_output(const std::string& output, std::string* error) {
   } else if (output.size() + kStagingPathRoom >= PATH_MAX) {
     *error = "cannot write " + output + ": path too long (" + std::to_string(output.size()) + " bytes, at most " +
              std::to_string(PATH_MAX - 1 - kStagingPathRoom) + ")";
+  } else if (probed == -ENOENT) {  // the directory exists: a virtual file system such as /proc
+    *error = "cannot write " + output + ": files cannot be created in " + dir_name;
   } else if (probed != 0) {
     *error = "cannot write " + output + ": directory " + dir_name + " is not writable (" +
              safe_file::error_text(probed) + ")";

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -73,6 +74,9 @@ bool script_interpreter(const std::string& path, std::string* interpreter, std::
 
 std::string check(const std::string& command, std::string* error, int depth) {
   std::string path = find_in_path(command);
+  // A path that names nothing is not found (127), as in the shell; one that names a
+  // file nmprof cannot run is not executable (126).
+  if (!path.empty() && access(path.c_str(), F_OK) != 0 && errno == ENOENT) path.clear();
   if (path.empty() || !is_executable_file(path)) {
     *error = path.empty() ? "command not found: " + command
                           : command + " is not an executable file";

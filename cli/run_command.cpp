@@ -17,6 +17,7 @@
 #include "cli/program_check.h"
 #include "cli/recording_merge.h"
 #include "cli/report/report_command.h"
+#include "cli/size_option.h"
 
 namespace nmprof::cli {
 namespace {
@@ -57,8 +58,12 @@ void add_run_command(CLI::App& app, RunOptions& options) {
   add_recording_options(run, options.recording);
   run->add_option("-o,--output", options.output, "Output file (%p: pid, %t: start time)")
       ->default_val(options.output);
-  run->add_option("--top", options.top, "Stacks shown in the summary")->default_val(options.top);
+  run->add_option("--top", options.top, "Stacks shown in the summary")->default_val(options.top)
+      ->check(CLI::Range(1, 1000000).description(""))
+      ->type_name("N");
   run->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
+  add_size_option(run, "--fail-on-live", options.fail_on_live,
+                  "Exit with status 3 when the program exited 0 but more than SIZE was live at its end (a CI gate)");
   run->add_flag("--keep-jfr", options.keep_jfr, "With -o in another format (x.pb.gz), keep the JFR too (x.jfr)");
   run->add_option("command", options.command, "The program and its arguments, after --")->required();
   run->footer(
@@ -120,7 +125,9 @@ int run_command(const RunOptions& options) {
   } else {
     // The summary goes to stderr, like the program's diagnostics, so it never mixes
     // into the program's own output.
-    report::deliver_recording({recording, output, options.keep_jfr, options.top, options.quiet}, std::cerr);
+    int delivered = report::deliver_recording(
+        {recording, output, options.keep_jfr, options.top, options.quiet, options.fail_on_live}, std::cerr);
+    if (delivered == kExitGate && child.status == 0) return kExitGate;
   }
   return child.status;
 }

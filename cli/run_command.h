@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,7 @@ struct RunOptions {
   size_t top = 10;
   bool quiet = false;
   bool keep_jfr = false;  // when -o names another format
+  std::optional<uint64_t> fail_on_live;  // exit kExitGate when more was live at the end
   std::vector<std::string> command;
 };
 

@@ -26,6 +26,11 @@ def test_missing_command(nmprof, tmp_path):
                    "command not found: no-such-program-xyz")
 
 
+def test_a_path_to_nothing_is_not_found_as_the_readme_says(nmprof, tmp_path):
+    one_line_error(run(nmprof, "run", "-o", tmp_path / "a.jfr", "--", "/nonexistent/prog"), 127,
+                   "command not found: /nonexistent/prog")
+
+
 def test_not_executable(nmprof, tmp_path):
     f = tmp_path / "data.txt"
     f.write_text("hello")
@@ -37,11 +42,14 @@ def test_output_directory_missing(nmprof, tmp_path):
 
 
 def test_output_not_writable(nmprof, tmp_path):
-    # Root may write to a mode 0500 directory, but not into /proc.
     d = tmp_path / "ro"
     d.mkdir(mode=0o500)
-    unwritable = "/proc" if os.geteuid() == 0 else d
-    one_line_error(run(nmprof, "run", "-o", f"{unwritable}/a.jfr", "--", "true"), 1, "not writable")
+    if os.geteuid() != 0:  # root may write to a mode 0500 directory
+        one_line_error(run(nmprof, "run", "-o", f"{d}/a.jfr", "--", "true"), 1, "not writable")
+    # /proc exists but takes no new files: said so, not "No such file or directory" (issue 17).
+    result = run(nmprof, "run", "-o", "/proc/a.jfr", "--", "true")
+    one_line_error(result, 1, "files cannot be created in /proc")
+    assert "No such file" not in result.stderr
 
 
 def test_no_command_given(nmprof):

@@ -77,7 +77,7 @@ def test_estimates_by_route_within_bounds(nmprof, recording):
         assert abs(rows[route]["estimated_bytes"] - expected) < TOLERANCE * expected, (route, rows[route])
         assert abs(rows[route]["estimated_count"] - expected / SIZE_OF_ROUTE[route]) < TOLERANCE * expected / SIZE_OF_ROUTE[route]
     # Undeclared names are ignored and counted: one per request.
-    assert report["statistics"]["undeclaredAttributes"] == REQUESTS
+    assert report["statistics"]["undeclared_attributes"] == REQUESTS
 
 
 def test_tag_filter_and_span_view(nmprof, recording):
@@ -126,7 +126,7 @@ def test_without_declared_attributes_spans_still_recorded(nmprof, requests_progr
     assert any(e["values"]["spanId"] > 0 for e in events)
     assert all("route" not in e["values"] for e in events)
     report = report_json(nmprof, out)
-    assert report["statistics"]["undeclaredAttributes"] == 3 * REQUESTS
+    assert report["statistics"]["undeclared_attributes"] == 3 * REQUESTS
 
 
 def one_line_usage_error(result, *words):

@@ -87,6 +87,6 @@ def test_the_tracking_cap_is_reported(nmprof, programs, tmp_path):
         check=0)
     report = report_json(nmprof, out)
     stats = report["processes"][0]["statistics"]
-    assert stats["untrackedSamples"] > 0
-    assert stats["trackedBlocks"] <= 50
+    assert stats["untracked_samples"] > 0
+    assert stats["tracked_blocks"] <= 50
     assert any("untracked" in n or "overstate" in n for n in report["notes"]), report["notes"]

@@ -23,8 +23,8 @@ def test_rate_holds_its_target(nmprof, programs, tmp_path, mode):
     target = rate * seconds
     # Without the limit, the fast loop takes tens of thousands of samples per second.
     assert 0.7 * target <= stats["samples"] <= 1.3 * target, stats
-    assert stats["minInterval"] < stats["maxInterval"], stats
-    assert stats["maxInterval"] > 512 * 1024, stats
+    assert stats["min_interval"] < stats["max_interval"], stats
+    assert stats["max_interval"] > 512 * 1024, stats
     assert "the sampling interval varied from" in run(nmprof, "report", out, check=0).stdout
 
 
@@ -37,7 +37,7 @@ def test_estimates_stay_unbiased_under_rate(nmprof, programs, tmp_path, threads)
     run(nmprof, "run", "-q", "--rate", 2000, "-o", out, "--", programs.c("known_totals.c"), threads, *counts.values(), 0,
         check=0)
     stats = statistics(nmprof, out)
-    assert stats["minInterval"] < stats["maxInterval"], stats  # the interval did move
+    assert stats["min_interval"] < stats["max_interval"], stats  # the interval did move
     groups = by_top_function(jfr_events(out, "profiler.Malloc"))
     for site, count in counts.items():
         events = groups[f"known_totals!{site}"]

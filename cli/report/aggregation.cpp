@@ -9,33 +9,6 @@ namespace {
 
 using profile::Profile;
 
-// Frames of one function (a Java method at several lines, or in several JIT tiers)
-// share one function id.
-class FunctionIds {
- public:
-  explicit FunctionIds(const Profile& profile) : profile_(profile), of_frame_(profile.frames().size(), kNoFrame) {}
-
-  uint32_t of(uint32_t frame) {
-    uint32_t& id = of_frame_[frame];
-    if (id == kNoFrame) {
-      const auto& f = profile_.frames()[frame];
-      auto [it, inserted] =
-          ids_.try_emplace(f.function + '\x1f' + f.container, static_cast<uint32_t>(first_frame_.size()));
-      if (inserted) first_frame_.push_back(frame);
-      id = it->second;
-    }
-    return id;
-  }
-  size_t count() const { return first_frame_.size(); }
-  uint32_t first_frame(uint32_t id) const { return first_frame_[id]; }
-
- private:
-  const Profile& profile_;
-  std::vector<uint32_t> of_frame_;
-  std::unordered_map<std::string, uint32_t> ids_;
-  std::vector<uint32_t> first_frame_;
-};
-
 void add_process_bytes(StackRow& row, uint32_t process, double bytes) {
   for (auto& [p, b] : row.processes) {
     if (p == process) {
@@ -108,6 +81,19 @@ std::vector<FunctionRow> by_function(const Profile& profile, const std::vector<S
 }
 
 }  // namespace
+
+FunctionIds::FunctionIds(const Profile& profile) : profile_(profile), of_frame_(profile.frames().size(), kNoFrame) {}
+
+uint32_t FunctionIds::of(uint32_t frame) {
+  uint32_t& id = of_frame_[frame];
+  if (id == kNoFrame) {
+    const auto& f = profile_.frames()[frame];
+    auto [it, inserted] = ids_.try_emplace(f.function + '\x1f' + f.container, static_cast<uint32_t>(first_frame_.size()));
+    if (inserted) first_frame_.push_back(frame);
+    id = it->second;
+  }
+  return id;
+}
 
 Aggregate aggregate(const Profile& profile, std::span<const uint32_t> allocations) {
   Aggregate result;

@@ -5,6 +5,8 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -37,6 +39,22 @@ struct StackRow {
 };
 
 constexpr uint32_t kNoFrame = UINT32_MAX;  // FunctionRow of samples without any frame
+
+// Frames of one function (a Java method at several lines, or in several JIT tiers)
+// share one function id, numbered from 0 in the order first asked.
+class FunctionIds {
+ public:
+  explicit FunctionIds(const profile::Profile& profile);
+  uint32_t of(uint32_t frame);
+  size_t count() const { return first_frame_.size(); }
+  uint32_t first_frame(uint32_t id) const { return first_frame_[id]; }
+
+ private:
+  const profile::Profile& profile_;
+  std::vector<uint32_t> of_frame_;
+  std::unordered_map<std::string, uint32_t> ids_;
+  std::vector<uint32_t> first_frame_;
+};
 
 struct FunctionRow {
   uint32_t frame = kNoFrame;  // one frame of the function, for its name and kind

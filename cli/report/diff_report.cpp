@@ -101,7 +101,7 @@ std::string row_name(const DiffRow& r, bool stack, size_t width) {
          (location.empty() ? "" : " (" + location + ")");
 }
 
-void write_rows(const std::vector<DiffRow>& rows, bool stack, bool live, size_t top, std::ostream& out) {
+void write_rows(const std::vector<DiffRow>& rows, bool stack, bool live, size_t top, size_t width, std::ostream& out) {
   constexpr size_t kNumber = 11;
   out << pad_left("change", kNumber) << pad_left("base", kNumber) << pad_left("new", kNumber) << "  "
       << (stack ? "stack (innermost first)" : "function") << "\n";
@@ -109,7 +109,7 @@ void write_rows(const std::vector<DiffRow>& rows, bool stack, bool live, size_t 
     const DiffValues& v = rows[i].values;
     out << pad_left(signed_bytes(v.growth(live)), kNumber) << pad_left(format_bytes(view_of(v, live, false).bytes), kNumber)
         << pad_left(format_bytes(view_of(v, live, true).bytes), kNumber) << "  "
-        << row_name(rows[i], stack, kTextWidth - 3 * kNumber - 2) << "\n";
+        << row_name(rows[i], stack, width - 3 * kNumber - 2) << "\n";
   }
 }
 
@@ -149,7 +149,7 @@ Diff diff_profiles(const Profile& base, const Profile& now, bool live) {
   return diff;
 }
 
-void write_diff_text(const Diff& d, size_t top, std::ostream& out) {
+void write_diff_text(const Diff& d, size_t top, size_t width, std::ostream& out) {
   constexpr size_t kColumn = 14;
   out << "nmprof diff: " << d.new_file << " against " << d.base_file << "\n\n";
   out << pad_right("", 12) << pad_left("base", kColumn) << pad_left("new", kColumn) << "   change\n";
@@ -161,10 +161,10 @@ void write_diff_text(const Diff& d, size_t top, std::ostream& out) {
   if (d.has_live) line("live at end", d.totals.base_live, d.totals.new_live);
   const char* view = d.live ? "live" : "allocated";
   out << "\nTop " << std::min(top, d.stacks.size()) << " stacks by growth of " << view << " bytes:\n";
-  write_rows(d.stacks, true, d.live, top, out);
+  write_rows(d.stacks, true, d.live, top, width, out);
   out << "\nTop " << std::min(top, d.functions.size()) << " functions by growth of " << view
       << " bytes they allocate directly:\n";
-  write_rows(d.functions, false, d.live, top, out);
+  write_rows(d.functions, false, d.live, top, width, out);
 }
 
 void write_diff_json(const Diff& d, size_t top, std::ostream& out) {

@@ -44,7 +44,7 @@ struct Diff {
 // or when `live` is asked of recordings without live data.
 Diff diff_profiles(const profile::Profile& base, const profile::Profile& now, bool live);
 
-void write_diff_text(const Diff& diff, size_t top, std::ostream& out);
+void write_diff_text(const Diff& diff, size_t top, size_t width, std::ostream& out);
 void write_diff_json(const Diff& diff, size_t top, std::ostream& out);
 // flamegraph.pl's differential input (as difffolded.pl writes it): "root;...;leaf BASE NEW".
 void write_diff_collapsed(const Diff& diff, Value value, std::ostream& out);

@@ -14,7 +14,7 @@ body { font: 12px sans-serif; margin: 8px; }
      white-space: nowrap; font: 11px monospace; line-height: 15px; padding-left: 2px; cursor: pointer; }
 .f.hit { background: #e040fb !important; }
 .native { background: #f4a261; } .c\+\+ { background: #e9c46a; } .kernel { background: #e76f51; }
-.interpreted { background: #2a9d8f; } .jit { background: #52b788; } .inlined { background: #95d5b2; }
+.interpreted { background: #2a9d8f; } .jit { background: #52b788; } .inlined { background: #95d5b2; } .java { background: #52b788; }
 .java-native { background: #8ecae6; } .php { background: #9d8ec7; }
 #tip { position: fixed; display: none; background: #fffbe6; border: 1px solid #999; padding: 4px;
        pointer-events: none; white-space: pre; font: 11px monospace; }

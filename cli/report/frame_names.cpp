@@ -1,5 +1,6 @@
 #include "cli/report/frame_names.h"
 
+#include <cctype>
 #include <vector>
 
 namespace nmprof::report {
@@ -108,6 +109,16 @@ std::string shorten(std::string_view name, size_t width) {
   if (s.size() <= width) return s;
   if (width <= 3) return s.substr(0, width);
   size_t start = s.size() - (width - 3);
+  // Start at a name component ("::x", ".x") rather than mid-word, when one is left.
+  for (size_t i = start; i + 1 < s.size(); i++) {
+    bool scope = s.compare(i, 2, "::") == 0;
+    bool package = s[i] == '.' && i > 0 && isalnum(static_cast<unsigned char>(s[i - 1])) &&
+                   isalpha(static_cast<unsigned char>(s[i + 1]));
+    if (scope || package) {
+      start = i + (scope ? 2 : 1);
+      break;
+    }
+  }
   while (start < s.size() && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) start++;  // UTF-8 boundary
   return "..." + s.substr(start);
 }

@@ -24,7 +24,7 @@ std::string function_location(const profile::Frame& frame);
 
 // Fits a function name into width columns: first hides C++ template arguments and
 // parameter lists, then abbreviates Java packages, then cuts from the front
-// (keeping the method name) with "...".
+// (keeping the method name, from a "::" or "." on when there is one) with "...".
 std::string shorten(std::string_view name, size_t width);
 
 // A stack on one line, innermost first: "parse_input < load_config < main", cut with

@@ -109,9 +109,23 @@ void write_functions(JsonWriter& json, const Report& r) {
   json.end_array();
 }
 
+// "lostSamples" -> "lost_samples": the JFR field names, in the JSON's own style.
+std::string snake_case(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    if (c >= 'A' && c <= 'Z') {
+      out += '_';
+      out += static_cast<char>(c - 'A' + 'a');
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 void write_statistics(JsonWriter& json, const std::vector<profile::Statistic>& statistics) {
   json.begin_object();
-  for (const auto& s : statistics) json.field(s.name, s.value);
+  for (const auto& s : statistics) json.field(snake_case(s.name), s.value);
   json.end_object();
 }
 
@@ -148,7 +162,11 @@ void write_processes(JsonWriter& json, const Report& r) {
       json.null();
     json.field("live_tracking", proc.live_tracking());
     json.key("settings");
-    write_tags(json, proc.settings);
+    // The agent's file= is where it wrote before nmprof merged and moved the recording
+    // (a staging path under run): the file is the one reported.
+    auto settings = proc.settings;
+    if (settings.count("file")) settings["file"] = r.options.file;
+    write_tags(json, settings);
     json.key("tags");
     write_tags(json, proc.tags);
     json.key("statistics");
@@ -200,6 +218,11 @@ void write_live(JsonWriter& json, const Report& r) {
   json.field("samples", live.totals.samples);
   json.field("estimated_bytes", live.totals.bytes);
   json.field("estimated_count", live.totals.count);
+  json.key("lower_bound_bytes");  // null unless the tracking table overflowed
+  if (live.lower_bound_bytes)
+    json.value(*live.lower_bound_bytes);
+  else
+    json.null();
   json.field("matched_frees", live.matched_frees);
   json.field("unmatched_frees", live.unmatched_frees);
   json.key("age");
@@ -209,6 +232,65 @@ void write_live(JsonWriter& json, const Report& r) {
     json.key("top_stacks");
     write_stacks(json, r, live.top_stacks, live.totals.bytes);
   }
+  json.end_object();
+}
+
+// A peek neighbour's function, or null for the root of stacks.
+void write_function_of(JsonWriter& json, const Profile& p, uint32_t frame) {
+  if (frame == kNoFrame)
+    json.null();
+  else
+    write_frame(json, p.frames()[frame]);
+}
+
+void write_peeks(JsonWriter& json, const Report& r) {
+  json.begin_array();
+  for (const auto& row : r.peeks) {
+    json.begin_object();
+    json.key("function");
+    write_function_of(json, *r.profile, row.frame);
+    json.key("self");
+    write_totals(json, row.self);
+    json.key("total");
+    write_totals(json, row.total);
+    for (auto [name, neighbours] : {std::pair{"callers", &row.callers}, std::pair{"callees", &row.callees}}) {
+      json.key(name);
+      json.begin_array();
+      for (const auto& n : *neighbours) {
+        json.begin_object();
+        json.key("function");
+        write_function_of(json, *r.profile, n.frame);
+        json.key("totals");
+        write_totals(json, n.totals);
+        json.end_object();
+      }
+      json.end_array();
+    }
+    json.end_object();
+  }
+  json.end_array();
+}
+
+void write_series(JsonWriter& json, const std::vector<double>& values) {
+  json.begin_array();
+  for (double v : values) json.value(v);
+  json.end_array();
+}
+
+void write_timeline(JsonWriter& json, const Timeline& t) {
+  json.begin_object();
+  json.field("start_time_ns", t.start_nanos);
+  json.field("step_seconds", seconds(t.bin_nanos));
+  json.key("allocated_bytes");  // per step: divided by step_seconds, the allocation rate
+  write_series(json, t.allocated_bytes);
+  json.key("live_bytes");  // at the end of each step; null without live data
+  if (t.live_bytes.empty()) {
+    json.null();
+  } else {
+    write_series(json, t.live_bytes);
+  }
+  json.field("peak_live_bytes", t.peak_live_bytes);
+  json.field("peak_live_seconds", seconds(t.peak_live_nanos));
   json.end_object();
 }
 
@@ -239,6 +321,7 @@ void write_json_report(const Report& r, std::ostream& out) {
   json.begin_object();
   for (const auto& f : r.options.filters) json.field(f.key, f.value);
   json.end_object();
+  json.field("selection", filter_text(r.options.samples));  // --pid, --thread, --from, --to, --include, --exclude
   json.key("warnings");
   write_strings(json, r.warnings);
   json.key("notes");
@@ -274,6 +357,13 @@ void write_json_report(const Report& r, std::ostream& out) {
   json.field("function_count", static_cast<uint64_t>(r.function_count));
   json.key("functions");
   write_functions(json, r);
+  json.key("peek");  // with --peek
+  write_peeks(json, r);
+  json.key("timeline");
+  if (r.timeline)
+    write_timeline(json, *r.timeline);
+  else
+    json.null();
   json.end_object();
 }
 

@@ -7,7 +7,7 @@
 
 namespace nmprof::report {
 
-constexpr int kJsonSchemaVersion = 1;
+constexpr int kJsonSchemaVersion = 2;  // 2: statistics keys in snake_case
 
 void write_json_report(const Report& report, std::ostream& out);
 

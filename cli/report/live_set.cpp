@@ -34,7 +34,7 @@ LiveSet live_allocations(const profile::Profile& profile) {
   std::stable_sort(events.begin(), events.end());  // equal keys keep file order
 
   LiveSet live;
-  std::vector<bool> freed(allocations.size(), false);
+  live.freed_at.assign(allocations.size(), kNeverFreed);
   // Live allocations at an address form a chain from the latest to earlier ones.
   std::vector<uint32_t> earlier(allocations.size(), kNone);
   std::unordered_map<uint64_t, uint32_t> latest;
@@ -58,14 +58,14 @@ LiveSet live_allocations(const profile::Profile& profile) {
       continue;
     }
     live.matched_frees++;
-    freed[it->second] = true;
+    live.freed_at[it->second] = e.time;
     if (earlier[it->second] == kNone)
       latest.erase(it);
     else
       it->second = earlier[it->second];
   }
   for (const Event& e : events)
-    if (!e.is_free && !freed[e.index]) live.allocations.push_back(e.index);
+    if (!e.is_free && live.freed_at[e.index] == kNeverFreed) live.allocations.push_back(e.index);
   std::sort(live.allocations.begin(), live.allocations.end());
   return live;
 }

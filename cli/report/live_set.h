@@ -13,7 +13,11 @@ struct LiveSet {
   std::vector<uint32_t> allocations;  // indexes into Profile::allocations, in index order
   uint64_t matched_frees = 0;
   uint64_t unmatched_frees = 0;  // frees of blocks the recording never saw allocated
+  // Per allocation (index into Profile::allocations): when it was freed, or kNeverFreed.
+  std::vector<int64_t> freed_at;
 };
+
+constexpr int64_t kNeverFreed = INT64_MAX;
 
 // A free matches the latest earlier native allocation at its address that is not yet
 // freed; a free with no such allocation is counted and otherwise ignored. At equal

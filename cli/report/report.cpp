@@ -83,8 +83,9 @@ void add_notes(Report& r) {
                       format_bytes(static_cast<double>(high)) + " (--rate, or processes recorded with different intervals)");
   if (int64_t untracked = statistic(r.statistics, "untrackedSamples"); untracked > 0 && r.live)
     r.notes.push_back(counted(static_cast<uint64_t>(untracked), "sample was", "samples were") +
-                      " not tracked (the tracking table was full): their frees were missed, so live memory is "
-                      "overstated");
+                      " not tracked (the tracking table was full, raise --maxtracked): their frees were missed, so "
+                      "live bytes are overstated: they lie between the agent's count of its tracked blocks and the "
+                      "upper bound shown, and stacks ranked by live bytes include blocks that were freed");
 }
 
 // Process rows, the common sampling interval, and whether every sample had a weight.
@@ -115,6 +116,11 @@ void describe_live(const Profile& profile, const LiveSet& live_set, const Aggreg
   LiveSummary& live = r.live.emplace();
   live.totals = live_aggregate.totals;
   live.age = age_summary(profile, live_set.allocations);
+  bool agent_counted = std::any_of(r.statistics.begin(), r.statistics.end(),
+                                   [](const auto& s) { return s.name == "liveBytes"; });
+  if (statistic(r.statistics, "untrackedSamples") > 0 && agent_counted)
+    live.lower_bound_bytes =
+        std::min(static_cast<double>(statistic(r.statistics, "liveBytes")), live.totals.bytes);
   live.matched_frees = live_set.matched_frees;
   live.unmatched_frees = live_set.unmatched_frees;
   if (!r.options.live) {  // the short section of an allocation report
@@ -202,6 +208,8 @@ Report build_report(const Profile& profile, const ReportOptions& options) {
     describe_live(profile, live_set, live_aggregate, r);
   }
 
+  r.timeline = timeline(profile, selected, live_data ? &live_set : nullptr, r.start_nanos, r.end_nanos, kTimelineBins);
+
   const Aggregate& view = options.live ? live_aggregate : allocated;
   r.view_totals = view.totals;
   r.stack_count = view.stacks.size();
@@ -218,8 +226,15 @@ Report build_report(const Profile& profile, const ReportOptions& options) {
     for (const auto& c : r.contexts) bytes += c.totals.bytes;
     r.contexts_share = fraction(bytes, view.totals.bytes);
   }
-  size_t functions = std::min(options.top, view.functions.size());
-  r.functions.assign(view.functions.begin(), view.functions.begin() + static_cast<std::ptrdiff_t>(functions));
+  r.functions = view.functions;
+  if (options.sort_by_total)
+    std::stable_sort(r.functions.begin(), r.functions.end(),
+                     [](const FunctionRow& x, const FunctionRow& y) { return x.total.bytes > y.total.bytes; });
+  if (r.functions.size() > options.top) r.functions.resize(options.top);
+  if (!options.peek.empty()) {
+    r.peeks = peek(profile, view.stacks, options.peek, options.top);
+    if (r.peeks.empty()) throw ReportError("no function matches --peek '" + options.peek + "'");
+  }
   add_notes(r);
   return r;
 }

@@ -11,10 +11,16 @@
 #include <vector>
 
 #include "cli/report/aggregation.h"
+#include "cli/report/ci_gate.h"
 #include "cli/report/collapsed_stacks.h"
 #include "cli/report/output_format.h"
+#include "cli/report/peek.h"
 #include "cli/report/context_rows.h"
+#include "cli/report/sample_filter.h"
+#include "cli/report/terminal.h"
+#include "cli/report/timeline.h"
 #include "formats/profile/profile.h"
+#include "formats/profile/stack_simplification.h"
 
 namespace nmprof::report {
 
@@ -31,6 +37,15 @@ struct ReportOptions {
   bool live = false;  // rank what is live at the end instead of what was allocated
   ContextKey context;                  // with By::Context
   std::vector<ContextFilter> filters;  // only samples matching all of them (--tag)
+  SampleFilter samples;                 // --pid, --thread, --from, --to, --include, --exclude
+  profile::StackSimplification stacks;  // --frame-types, --keep-frames, --fold
+  Gate gate;                            // --fail-on-live, --fail-on-growth
+  bool sort_by_total = false;           // --sort total: functions by total (pprof's -cum), not self bytes
+  std::string peek;                     // --peek REGEX: callers and callees of matching functions
+  size_t width = kDefaultTextWidth;     // columns of text: the terminal's, COLUMNS, or --wide
+  bool wide = false;                    // --wide: never shorten names
+  size_t depth = 8;                     // frames shown per stack in text; 0: all (--depth)
+  bool colour = false;                  // ANSI colour in text: on a terminal, unless NO_COLOR
 };
 
 // Reads --by: stack, function, span, local-root-span or attribute:NAME. Returns an
@@ -50,6 +65,10 @@ struct RankedStack {
 
 struct LiveSummary {
   Totals totals;
+  // When the agent's tracking table overflowed (untrackedSamples > 0), the frees of
+  // untracked samples were never seen and `totals` is only an upper bound; the
+  // agent's own count of its tracked live bytes (liveBytes) is the lower one.
+  std::optional<double> lower_bound_bytes;
   AgeSummary age;
   uint64_t matched_frees = 0;
   uint64_t unmatched_frees = 0;
@@ -71,6 +90,7 @@ struct Report {
   // Native samples by the allocator that made them, indexed by profile::Allocator.
   Totals by_allocator[profile::kAllocatorCount];
   std::optional<LiveSummary> live;  // when the recording tracked frees
+  std::optional<Timeline> timeline;  // allocation rate and live bytes over time
 
   // The ranking of the chosen view (allocated, or live with --live).
   Totals view_totals;
@@ -79,6 +99,7 @@ struct Report {
   size_t stack_count = 0;           // distinct stacks in the view
   std::vector<FunctionRow> functions;
   size_t function_count = 0;
+  std::vector<PeekRow> peeks;        // with --peek
   std::vector<ContextRow> contexts;  // top N with --by a context key
   double contexts_share = 0;         // of the view's bytes
   size_t context_count = 0;          // distinct values in the view
@@ -104,5 +125,7 @@ struct ReportError : std::runtime_error {
 
 // Stacks in the short live section of an allocation report.
 constexpr size_t kLiveSectionStacks = 3;
+// Time bins of the timeline (a sparkline character each).
+constexpr size_t kTimelineBins = 60;
 
 }  // namespace nmprof::report

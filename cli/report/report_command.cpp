@@ -14,10 +14,12 @@
 #include "cli/report/output_file.h"
 #include "cli/report/pprof_export.h"
 #include "cli/report/text_layout.h"
+#include "cli/report/terminal.h"
 #include "cli/report/text_report.h"
 #include "cli/report/units.h"
 #include "formats/jfr/reading/byte_reader.h"
 #include "formats/pprof/gzip.h"
+#include "cli/exit_codes.h"
 #include "formats/profile/jfr_profile.h"
 
 namespace nmprof::report {
@@ -53,7 +55,7 @@ void write_profile(const profile::Profile& profile, const ReportOptions& options
   }
 }
 
-void write_diff(const profile::Profile& base, const profile::Profile& now, const ReportOptions& options, Format format,
+Diff write_diff(const profile::Profile& base, const profile::Profile& now, const ReportOptions& options, Format format,
                 std::ostream& out) {
   if (format == Format::Pprof || format == Format::Html)
     throw ReportError("--diff writes text, json or collapsed, not pprof or html");
@@ -65,19 +67,43 @@ void write_diff(const profile::Profile& base, const profile::Profile& now, const
   else if (format == Format::Collapsed)
     write_diff_collapsed(diff, options.value, out);
   else
-    write_diff_text(diff, options.top, out);
+    write_diff_text(diff, options.top, options.width, out);
+  return diff;
 }
 
-profile::Profile read_reported(const std::string& file, std::ostream& err) {
+// The profile as reported: the samples the options select, their stacks simplified.
+profile::Profile read_reported(const std::string& file, const SampleFilter& filter,
+                               const profile::StackSimplification& stacks, std::ostream& err) {
   profile::Profile profile = profile::read_profile(file);
   for (const auto& w : profile.warnings) err << "nmprof report: warning: " << file << ": " << w << "\n";
+  filter_samples(profile, filter);
+  profile::simplify_stacks(profile, stacks);
   return profile;
+}
+
+// run's --fail-on-live: the exit status it asks for, and the reason on `out`.
+int gate_status(const profile::Profile* profile, std::optional<uint64_t> max_live, std::ostream& out) {
+  if (!max_live) return 0;
+  std::optional<std::string> failure;
+  try {
+    if (!profile) throw ReportError("the recording could not be read");
+    failure = live_gate_failure(*profile, *max_live);
+  } catch (const ReportError& e) {
+    failure = std::string("--fail-on-live cannot be judged: ") + e.what();
+  }
+  if (!failure) return 0;
+  out << "nmprof: failed: " << *failure << "\n";
+  return cli::kExitGate;
 }
 
 }  // namespace
 
-int run_report(const ReportOptions& options, std::ostream& out, std::ostream& err) {
+int run_report(const ReportOptions& given, std::ostream& out, std::ostream& err) {
   const std::string prefix = "nmprof report: ";
+  ReportOptions options = given;
+  if (!options.wide && options.output.empty()) options.width = terminal_width(STDOUT_FILENO);
+  if (options.wide) options.width = kWideTextWidth;
+  options.colour = options.output.empty() && terminal_colour(STDOUT_FILENO);
   Format format = chosen_format(options);
   if (format == Format::Jfr) {
     err << prefix << options.output << ": report writes " << report_format_choices() << ", not JFR\n";
@@ -87,21 +113,34 @@ int run_report(const ReportOptions& options, std::ostream& out, std::ostream& er
     err << prefix << "pprof output is binary: give -o FILE.pb.gz\n";
     return 1;
   }
+  if (options.gate.max_growth && options.diff_base.empty()) {
+    err << prefix << "--fail-on-growth compares with an earlier recording: give --diff BASE\n";
+    return cli::kExitUsage;
+  }
   std::string current = options.file;  // the file being read, for messages
   try {
     std::optional<OutputFile> file;
     if (!options.output.empty()) file.emplace(options.output);
     std::ostream& sink = file ? file->stream() : out;
-    profile::Profile profile = read_reported(options.file, err);
+    profile::Profile profile = read_reported(options.file, options.samples, options.stacks, err);
+    std::optional<std::string> gate_failure;
     if (options.diff_base.empty()) {
       write_profile(profile, options, format, sink);
     } else {
       current = options.diff_base;
-      profile::Profile base = read_reported(options.diff_base, err);
+      SampleFilter base_filter = options.samples;
+      base_filter.pids.clear();  // the earlier run had other pids
+      profile::Profile base = read_reported(options.diff_base, base_filter, options.stacks, err);
       current = options.file;
-      write_diff(base, profile, options, format, sink);
+      Diff diff = write_diff(base, profile, options, format, sink);
+      if (options.gate.max_growth) gate_failure = growth_gate_failure(diff, *options.gate.max_growth);
     }
     if (file) file->commit();
+    if (options.gate.max_live && !gate_failure) gate_failure = live_gate_failure(profile, *options.gate.max_live);
+    if (gate_failure) {
+      err << prefix << "failed: " << *gate_failure << "\n";
+      return cli::kExitGate;
+    }
     return 0;
   } catch (const std::system_error& e) {
     err << prefix << e.what() << "\n";
@@ -123,12 +162,13 @@ std::string recording_path(const std::string& output, bool keep_jfr) {
   return (path.parent_path() / (keep_jfr ? stem + ".jfr" : ".nmprof-" + stem + ".jfr")).string();
 }
 
-bool deliver_recording(const Delivery& d, std::ostream& out) {
+int deliver_recording(const Delivery& d, std::ostream& out) {
   bool converted = d.recording == d.output;
   std::optional<profile::Profile> profile;
   std::string problem;
   try {
     profile = profile::read_profile(d.recording);
+    profile::simplify_stacks(*profile, {});
     if (!converted) {
       OutputFile file(d.output);
       ReportOptions options;
@@ -145,30 +185,31 @@ bool deliver_recording(const Delivery& d, std::ostream& out) {
   if (!converted) {
     out << "nmprof: the recording could not be converted to " << d.output << " (" << problem << "); it is kept in "
         << d.recording << "\n";
-    return false;
+    return cli::kExitFailure;
   }
   bool jfr_kept = d.recording == d.output || d.keep_jfr;
   if (!jfr_kept) fs::remove(d.recording);
   std::string kept = jfr_kept && d.recording != d.output ? " (recording: " + d.recording + ")" : "";
   if (d.quiet || !profile) {
-    out << "nmprof: recording written to " << d.output << kept;
+    out << "nmprof: profile written to " << d.output << kept;
     if (!profile) out << ", but it cannot be summarized: " << problem;
     out << "\n";
-    return true;
+  } else {
+    print_run_summary(*profile, d.output + kept, jfr_kept ? d.recording : "", d.top, out, d.live_label);
+    if (!jfr_kept && format_of_output(d.output) == Format::Pprof)
+      out << "  more: go tool pprof -top " << shell_quote(d.output) << "\n";
   }
-  print_run_summary(*profile, d.output + kept, jfr_kept ? d.recording : "", d.top, out);
-  if (!jfr_kept && format_of_output(d.output) == Format::Pprof)
-    out << "  more: go tool pprof -top " << shell_quote(d.output) << "\n";
-  return true;
+  return gate_status(profile ? &*profile : nullptr, d.fail_on_live, out);
 }
 
 void print_run_summary(const profile::Profile& profile, const std::string& file, const std::string& recording,
-                       size_t top, std::ostream& out) {
+                       size_t top, std::ostream& out, const std::string& live_label) {
   const std::string indent = "  ";
+  const size_t width = terminal_width(STDERR_FILENO);  // run and attach print their summary on stderr
   out << "nmprof: profile written to " << file;
   if (profile.processes.size() > 1) out << " (" << profile.processes.size() << " processes)";
   out << "\n";
-  for (const auto& w : profile.warnings) write_wrapped(out, indent + "warning: ", w, kTextWidth);
+  for (const auto& w : profile.warnings) write_wrapped(out, indent + "warning: ", w, width);
   Report r;
   try {
     ReportOptions options;
@@ -184,11 +225,14 @@ void print_run_summary(const profile::Profile& profile, const std::string& file,
     return;
   }
   bool live = r.options.live;
-  if (live) out << indent << "live at exit: " << totals_text(r, r.live->totals, true) << "\n";
+  if (live) write_wrapped(out, indent + pad_right(live_label + ":", 13) + " ", live_text(r), width);
   out << indent << "allocated:    " << totals_text(r, r.allocated, false) << "\n";
-  for (const auto& note : r.notes) write_wrapped(out, indent + "warning: ", note, kTextWidth);
+  if (r.timeline && !r.timeline->live_bytes.empty())
+    out << indent << "peak live:    ~" << format_bytes(r.timeline->peak_live_bytes) << " at "
+        << format_duration(r.timeline->peak_live_nanos) << " into the run\n";
+  for (const auto& note : r.notes) write_wrapped(out, indent + "warning: ", note, width);
   out << indent << "top stacks by " << (live ? "live" : "allocated") << " bytes:\n";
-  write_compact_stacks(profile, r.stacks, r.view_totals.bytes, out);
+  write_compact_stacks(profile, r.stacks, r.view_totals.bytes, width, out);
   if (!recording.empty()) out << indent << "more: nmprof report " << shell_quote(recording) << (live ? " --live" : "") << "\n";
 }
 

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -27,16 +29,20 @@ struct Delivery {
   bool keep_jfr = false;
   size_t top = 10;     // stacks in the summary
   bool quiet = false;  // no summary, only where the output is
+  std::optional<uint64_t> fail_on_live;  // run's --fail-on-live
+  std::string live_label = "live at exit";  // attach: "live at end", the process runs on
 };
 
 // Converts the recording to the output's format (removing the recording unless it is
 // kept) and prints the summary to out. A recording that cannot be converted is kept,
-// and out says where. Returns false when the conversion failed.
-bool deliver_recording(const Delivery& delivery, std::ostream& out);
+// and out says where. Returns the exit status: 0; kExitFailure when the conversion
+// failed; kExitGate when more than fail_on_live bytes were live at the end (the
+// reason is printed on out).
+int deliver_recording(const Delivery& delivery, std::ostream& out);
 
 // Where the profile is (`file`), its totals, the top stacks (live ones when anything
 // is live at the end) and the command that shows more of `recording` (unless empty).
 void print_run_summary(const profile::Profile& profile, const std::string& file, const std::string& recording,
-                       size_t top, std::ostream& out);
+                       size_t top, std::ostream& out, const std::string& live_label = "live at exit");
 
 }  // namespace nmprof::report

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <tuple>
 
 #include "cli/report/frame_names.h"
 #include "cli/report/text_layout.h"
@@ -13,11 +14,22 @@ namespace {
 using profile::AllocationSource;
 using profile::Profile;
 
-constexpr size_t kLabelWidth = 12;     // "Allocated   "
-constexpr size_t kMaxFramesShown = 8;  // per stack; the rest is counted
+constexpr size_t kLabelWidth = 12;  // "Allocated   "
 constexpr size_t kFrameIndent = 6;
-constexpr size_t kLocationWidth = 24;     // library column of stack frames
 constexpr size_t kMaxProcessesNamed = 3;  // per stack heading
+
+// ANSI styles, only when the report goes to a terminal that takes colour.
+constexpr std::string_view kBold = "\033[1m", kDim = "\033[2m", kReset = "\033[0m";
+std::string styled(const Report& r, std::string_view style, const std::string& text) {
+  return r.options.colour ? std::string(style) + text + std::string(kReset) : text;
+}
+
+// A command line on one line: its newlines and tabs shown as \n and \t.
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (char c : text) out += c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : std::string(1, c);
+  return out;
+}
 
 bool multi_process(const Report& r) { return r.processes.size() > 1; }
 
@@ -27,8 +39,8 @@ std::string estimated_count_text(double count, bool live) {
   return "~" + n + (live ? (n == "1" ? " block" : " blocks") : (n == "1" ? " allocation" : " allocations"));
 }
 
-void write_line(std::ostream& out, std::string_view label, const std::string& text) {
-  write_wrapped(out, pad_right(std::string(label), kLabelWidth), text, kTextWidth);
+void write_line(const Report& r, std::ostream& out, std::string_view label, const std::string& text) {
+  write_wrapped(out, pad_right(std::string(label), kLabelWidth), text, r.options.width);
 }
 
 // "Lost Samples 3, Agent Memory 3.00 MiB, ...", wrapped between counters.
@@ -39,7 +51,7 @@ void write_statistics(const Report& r, std::ostream& out) {
     double v = static_cast<double>(s.value);
     std::string item =
         s.label + " " + (s.bytes ? format_bytes(v) : format_count(v)) + (i + 1 < r.statistics.size() ? "," : "");
-    if (!line.empty() && prefix.size() + line.size() + 1 + item.size() > kTextWidth) {
+    if (!line.empty() && prefix.size() + line.size() + 1 + item.size() > r.options.width) {
       out << prefix << line << "\n";
       prefix = std::string(kLabelWidth, ' ');
       line.clear();
@@ -63,7 +75,7 @@ void write_process_table(const Report& r, std::ostream& out) {
                        pad_left(format_bytes(s.allocated.bytes), 11);
     if (live) line += pad_left(s.live ? format_bytes(s.live->bytes) : "-", 11);
     line += "  ";
-    out << line << cut_end(proc.command.empty() ? "?" : proc.command, kTextWidth - line.size()) << "\n";
+    out << line << cut_end(proc.command.empty() ? "?" : one_line(proc.command), r.options.width - line.size()) << "\n";
   }
 }
 
@@ -76,6 +88,18 @@ std::string live_scope_text(const Report& r) {
   return "";
 }
 
+// How stacks are simplified, and the option that shows them as recorded.
+void write_stacks_line(const Report& r, std::ostream& out) {
+  const auto& how = r.options.stacks;
+  const auto& frames = r.profile->frames();
+  bool java = std::any_of(frames.begin(), frames.end(), [](const auto& f) { return profile::is_java(f.kind); });
+  std::string text;
+  if (how.fold_defaults) text = "allocator wrappers folded (--keep-frames shows them)";
+  if (java && how.merge_java_frame_types)
+    text += (text.empty() ? "" : ", ") + std::string("Java tiers merged (--frame-types splits them)");
+  if (!text.empty()) write_line(r, out, "Stacks", text);
+}
+
 void write_header(const Report& r, std::ostream& out) {
   const Profile& p = *r.profile;
   out << "nmprof report: " << r.options.file;
@@ -83,27 +107,29 @@ void write_header(const Report& r, std::ostream& out) {
   out << "\n";
   if (!multi_process(r) && !r.processes.empty()) {
     const auto& proc = p.processes[r.processes[0].process];
-    if (!proc.command.empty()) write_line(out, "Command", proc.command);
+    if (!proc.command.empty()) write_line(r, out, "Command", one_line(proc.command));
     std::string about = proc.pid ? "pid " + std::to_string(proc.pid) : "pid unknown";
     if (proc.parent_pid) about += " (parent " + std::to_string(proc.parent_pid) + ")";
     if (!proc.host_name.empty()) about += " on " + proc.host_name;
     if (!proc.agent_version.empty()) about += ", nmprof " + proc.agent_version;
-    write_line(out, "Process", about);
-    if (const std::string* runtime = proc.setting("runtime")) write_line(out, "Runtime", *runtime);
+    write_line(r, out, "Process", about);
+    if (const std::string* runtime = proc.setting("runtime")) write_line(r, out, "Runtime", *runtime);
   }
   if (!r.tags.empty()) {
     std::string tags;
     for (const auto& [key, value] : r.tags) tags += (tags.empty() ? "" : ", ") + key + "=" + value;
-    write_line(out, "Tags", tags);
+    write_line(r, out, "Tags", tags);
   }
-  if (!r.options.filters.empty()) write_line(out, "Only", "samples with " + filters_text(r.options.filters));
-  write_line(out, "Duration", format_duration(r.end_nanos - r.start_nanos));
+  if (!r.options.filters.empty()) write_line(r, out, "Only", "samples with " + filters_text(r.options.filters));
+  if (!r.options.samples.empty()) write_line(r, out, "Only", filter_text(r.options.samples));
+  write_stacks_line(r, out);
+  write_line(r, out, "Duration", format_duration(r.end_nanos - r.start_nanos));
   if (r.sampling_interval)
-    write_line(out, "Sampling",
+    write_line(r, out, "Sampling",
                *r.sampling_interval == 0
                    ? "every allocation"
                    : "one sample per " + format_bytes(*r.sampling_interval) + " allocated, on average");
-  write_line(out, r.source == AllocationSource::JavaHeap ? "Java heap" : "Allocated",
+  write_line(r, out, r.source == AllocationSource::JavaHeap ? "Java heap" : "Allocated",
              totals_text(r, r.allocated, false));
   // Only a runtime's own allocator (PHP's ZendMM) makes the split worth a line.
   if (r.by_allocator[static_cast<int>(profile::Allocator::ZendMM)].samples) {
@@ -111,12 +137,12 @@ void write_header(const Report& r, std::ostream& out) {
     for (int i = 0; i < profile::kAllocatorCount; i++)
       split += (i ? ", " : "") + std::string(profile::allocator_name(static_cast<profile::Allocator>(i))) + " ~" +
                format_bytes(r.by_allocator[i].bytes);
-    write_line(out, "Allocators", split);
+    write_line(r, out, "Allocators", split);
   }
-  if (r.live) write_line(out, "Live", totals_text(r, r.live->totals, true) + " at the end" + live_scope_text(r));
+  if (r.live) write_line(r, out, "Live", live_text(r) + " at the end" + live_scope_text(r));
   write_statistics(r, out);
   if (multi_process(r)) write_process_table(r, out);
-  for (const auto& note : r.notes) write_wrapped(out, "warning: ", note, kTextWidth);
+  for (const auto& note : r.notes) write_wrapped(out, "warning: ", note, r.options.width);
 }
 
 std::string age_text(const AgeSummary& age) {
@@ -145,22 +171,32 @@ std::string processes_text(const Report& r, const StackRow& row) {
   return text;
 }
 
-void write_frames(const Profile& p, const profile::Stack& stack, std::ostream& out) {
+void write_frames(const Report& r, const profile::Stack& stack, std::ostream& out) {
+  const Profile& p = *r.profile;
   const std::string indent(kFrameIndent, ' ');
   if (stack.frames.empty()) out << indent << "(no stack)\n";
-  size_t shown = stack.frames.size() <= kMaxFramesShown ? stack.frames.size() : kMaxFramesShown - 1;
+  size_t depth = r.options.depth ? r.options.depth : stack.frames.size();
+  size_t shown = std::min(stack.frames.size(), depth);
+  // The library column is as wide as its longest name (up to half the line); a longer
+  // name overflows it rather than being cut.
+  size_t location_width = 0;
+  for (size_t i = 0; i < shown; i++)
+    location_width = std::max(location_width, frame_location(p.frames()[stack.frames[i]]).size());
+  location_width = std::min(location_width, r.options.width / 2);
+  size_t name_width = r.options.width - kFrameIndent - 2 - location_width;
   for (size_t i = 0; i < shown; i++) {
     const auto& frame = p.frames()[stack.frames[i]];
     std::string location = frame_location(frame);
     if (location.empty()) {
-      out << indent << shorten(frame_name(frame), kTextWidth - kFrameIndent) << "\n";
+      out << indent << shorten(frame_name(frame), r.options.width - kFrameIndent) << "\n";
       continue;
     }
-    size_t name_width = kTextWidth - kFrameIndent - 2 - kLocationWidth;
     out << indent << pad_right(shorten(frame_name(frame), name_width), name_width) << "  "
-        << cut_end(location, kLocationWidth) << "\n";
+        << styled(r, kDim, location) << "\n";
   }
-  if (shown < stack.frames.size()) out << indent << "... " << stack.frames.size() - shown << " more frames\n";
+  if (shown < stack.frames.size())
+    out << indent << "... " << stack.frames.size() - shown << " more frames (--depth " << stack.frames.size()
+        << " shows them)\n";
   if (stack.truncated) out << indent << "(truncated at the profiler's stack depth limit)\n";
 }
 
@@ -181,8 +217,8 @@ void write_stacks(const Report& r, std::ostream& out) {
     heading += "  " + counted(t.samples, "sample", "samples");
     if (s.age) heading += "  " + age_text(*s.age);
     if (multi_process(r)) heading += "  " + processes_text(r, s.row);
-    out << cut_end(heading, kTextWidth) << "\n";
-    write_frames(*r.profile, r.profile->stacks()[s.row.stack], out);
+    out << styled(r, kBold, cut_end(heading, r.options.width)) << "\n";
+    write_frames(r, r.profile->stacks()[s.row.stack], out);
   }
 }
 
@@ -203,7 +239,42 @@ void write_contexts(const Report& r, std::ostream& out) {
                        pad_left(format_percent(fraction(t.bytes, r.view_totals.bytes)), 8) +
                        pad_left(format_count(estimated ? t.count : static_cast<double>(t.samples)), 10) +
                        pad_left(format_count(static_cast<double>(t.samples)), 9) + "  ";
-    out << line << cut_end(c.value.empty() ? "(none)" : c.value, kTextWidth - line.size()) << "\n";
+    out << line << cut_end(c.value.empty() ? "(none)" : c.value, r.options.width - line.size()) << "\n";
+  }
+}
+
+// A function's name and library in `room` columns; `none` for kNoFrame.
+std::string function_text(const Profile& p, uint32_t frame_id, size_t room, const char* none) {
+  if (frame_id == kNoFrame) return none;
+  const auto& frame = p.frames()[frame_id];
+  std::string name = function_name(frame);
+  std::string location = function_location(frame);
+  if (location.empty()) return shorten(name, room);
+  location = " [" + location + "]";
+  // The library gives way before the name is cut.
+  std::string beside = shorten(name, room > location.size() ? room - location.size() : 0);
+  return beside.starts_with("...") ? shorten(name, room) : beside + location;
+}
+
+void write_peek(const Report& r, std::ostream& out) {
+  const Profile& p = *r.profile;
+  const char* view = r.options.live ? "live" : "allocated";
+  out << "\nCallers and callees of functions matching '" << r.options.peek << "' (" << view << " bytes)\n";
+  for (const auto& row : r.peeks) {
+    std::string totals = "  total " + format_bytes(row.total.bytes) + " " +
+                         format_percent(fraction(row.total.bytes, r.view_totals.bytes)) + ", self " +
+                         format_bytes(row.self.bytes);
+    out << "\n" << styled(r, kBold, function_text(p, row.frame, r.options.width - totals.size(), "")) << totals << "\n";
+    for (auto [title, neighbours, none] : {std::tuple{"callers", &row.callers, "(root of the stack)"},
+                                           std::tuple{"callees", &row.callees, ""}}) {
+      if (neighbours->empty()) continue;
+      out << "  " << title << ":\n";
+      for (const auto& n : *neighbours) {
+        std::string line = pad_left(format_bytes(n.totals.bytes), 12) +
+                           pad_left(format_percent(fraction(n.totals.bytes, row.total.bytes)), 8) + "  ";
+        out << line << function_text(p, n.frame, r.options.width - line.size(), none) << "\n";
+      }
+    }
   }
 }
 
@@ -211,7 +282,8 @@ void write_functions(const Report& r, std::ostream& out) {
   const Profile& p = *r.profile;
   if (r.functions.empty()) return;
   out << "\nTop " << r.functions.size() << " functions by " << (r.options.live ? "live" : "allocated")
-      << " self bytes (of " << format_count(static_cast<double>(r.function_count)) << ")\n";
+      << (r.options.sort_by_total ? " total" : " self") << " bytes (of "
+      << format_count(static_cast<double>(r.function_count)) << ")\n";
   // The self count: estimated allocations (blocks when live), or samples when there are no estimates.
   bool estimated = r.source == AllocationSource::Native && r.estimates;
   const char* count_title = !estimated ? "samples" : r.options.live ? "~blocks" : "~allocs";
@@ -223,19 +295,8 @@ void write_functions(const Report& r, std::ostream& out) {
     std::string line = pad_left(format_bytes(f.self.bytes), 10) + pad_left(percent(f.self.bytes), 8) +
                        pad_left(format_count(count), 9) + pad_left(format_bytes(f.total.bytes), 12) +
                        pad_left(percent(f.total.bytes), 8) + "  ";
-    size_t room = kTextWidth - line.size();
-    std::string name = "(no stack)";
-    if (f.frame != kNoFrame) {
-      const auto& frame = p.frames()[f.frame];
-      std::string location = function_location(frame);
-      if (location.empty()) {
-        name = shorten(function_name(frame), room);
-      } else {
-        location = " [" + cut_end(location, kLocationWidth) + "]";
-        name = shorten(function_name(frame), room - location.size()) + location;
-      }
-    }
-    out << line << name << "\n";
+    size_t room = r.options.width - line.size();
+    out << line << function_text(p, f.frame, room, "(no stack)") << "\n";
   }
 }
 
@@ -244,24 +305,47 @@ std::string live_command(const Report& r) { return "nmprof report " + shell_quot
 // The age and free-pairing lines of the live view.
 void write_live_details(const Report& r, std::ostream& out, std::string_view indent) {
   const LiveSummary& live = *r.live;
-  write_wrapped(out, indent,
-                age_text(live.age) + "; by quarter of the recording allocated in: " + quarters_text(live.age),
-                kTextWidth);
+  if (live.totals.samples > 0)  // an empty live set has no ages to tell
+    write_wrapped(out, indent,
+                  age_text(live.age) + "; by quarter of the recording allocated in: " + quarters_text(live.age),
+                  r.options.width);
   write_wrapped(out, indent,
                 format_count(static_cast<double>(live.matched_frees)) + " frees matched sampled blocks, " +
                     format_count(static_cast<double>(live.unmatched_frees)) + " matched none",
-                kTextWidth);
+                r.options.width);
 }
 
 void write_live_section(const Report& r, std::ostream& out) {
   const LiveSummary& live = *r.live;
-  out << "\nLive at the end of the recording: " << totals_text(r, live.totals, true) << "\n";
+  out << "\n";
+  write_wrapped(out, "Live at the end of the recording: ", live_text(r), r.options.width);
   write_live_details(r, out, "  ");
   if (live.top_stacks.empty()) return;
   out << "  top " << live.top_stacks.size() << " live stacks (" << format_percent(live.top_stacks_share)
       << " of live bytes):\n";
-  write_compact_stacks(*r.profile, live.top_stacks, live.totals.bytes, out);
+  write_compact_stacks(*r.profile, live.top_stacks, live.totals.bytes, r.options.width, out);
   out << "  more: " << live_command(r) << "\n";  // one line to copy, however long the path
+}
+
+// Sparklines of live bytes and of the allocation rate, with the peak of each.
+void write_timeline(const Report& r, std::ostream& out) {
+  if (!r.timeline) return;
+  const Timeline& t = *r.timeline;
+  double seconds = static_cast<double>(t.bin_nanos) / 1e9;
+  out << "\nOver time (" << t.allocated_bytes.size() << " steps of " << format_duration(t.bin_nanos) << ")\n";
+  const std::string indent(13, ' ');
+  size_t columns = r.options.width > indent.size() ? r.options.width - indent.size() : 1;
+  if (!t.live_bytes.empty())
+    out << "  live       " << sparkline(t.live_bytes, columns) << "\n"
+        << indent << "peak ~" << format_bytes(t.peak_live_bytes) << " at " << format_duration(t.peak_live_nanos)
+        << ", end ~" << format_bytes(t.live_bytes.back()) << "\n";
+  auto peak = std::max_element(t.allocated_bytes.begin(), t.allocated_bytes.end());
+  double total = 0;
+  for (double b : t.allocated_bytes) total += b;
+  out << "  allocated  " << sparkline(t.allocated_bytes, columns) << "\n"
+      << indent << "~" << format_bytes(total / seconds / static_cast<double>(t.allocated_bytes.size()))
+      << "/s on average, peak ~" << format_bytes(*peak / seconds) << "/s at "
+      << format_duration(static_cast<int64_t>(peak - t.allocated_bytes.begin()) * t.bin_nanos) << "\n";
 }
 
 }  // namespace
@@ -273,12 +357,19 @@ std::string totals_text(const Report& r, const Totals& t, bool live) {
   return "~" + format_bytes(t.bytes) + " in " + estimated_count_text(t.count, live) + " (" + samples + ")";
 }
 
-void write_compact_stacks(const Profile& profile, const std::vector<RankedStack>& stacks, double whole,
+std::string live_text(const Report& r) {
+  const LiveSummary& live = *r.live;
+  if (!live.lower_bound_bytes) return totals_text(r, live.totals, true);
+  return "between ~" + format_bytes(*live.lower_bound_bytes) + " and ~" + format_bytes(live.totals.bytes) +
+         " (the tracking table overflowed)";
+}
+
+void write_compact_stacks(const Profile& profile, const std::vector<RankedStack>& stacks, double whole, size_t width,
                           std::ostream& out) {
   for (const auto& s : stacks) {
     std::string head = "    " + pad_left(format_bytes(s.row.totals.bytes), 10) + "  " +
                        pad_left(format_percent(fraction(s.row.totals.bytes, whole)), 6) + "  ";
-    out << head << one_line_stack(profile, profile.stacks()[s.row.stack], kTextWidth - head.size()) << "\n";
+    out << head << one_line_stack(profile, profile.stacks()[s.row.stack], width - head.size()) << "\n";
   }
 }
 
@@ -288,10 +379,15 @@ void write_text_report(const Report& r, std::ostream& out) {
     out << "\nLive memory\n";
     write_live_details(r, out, "  ");
   }
+  if (!r.peeks.empty()) {
+    write_peek(r, out);
+    return;
+  }
   if (r.options.by == ReportOptions::By::Stack) write_stacks(r, out);
   if (r.options.by == ReportOptions::By::Context) write_contexts(r, out);
   write_functions(r, out);
   if (r.live && !r.options.live) write_live_section(r, out);
+  write_timeline(r, out);
 }
 
 }  // namespace nmprof::report

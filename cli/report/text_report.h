@@ -1,4 +1,4 @@
-// The text form of a report, for a terminal 100 columns wide.
+// The text form of a report, as wide as ReportOptions::width.
 #pragma once
 
 #include <ostream>
@@ -8,14 +8,14 @@
 
 namespace nmprof::report {
 
-constexpr size_t kTextWidth = 100;
-
 void write_text_report(const Report& report, std::ostream& out);
 // "~6.02 GiB in ~1.23M allocations (12,345 samples)" ("blocks" when live), as far as
 // the samples allow.
 std::string totals_text(const Report& report, const Totals& totals, bool live);
+// The live totals, or the bounds of live bytes when the tracking table overflowed.
+std::string live_text(const Report& report);
 // One line per stack: "    5.00 MiB   66.7%  fill < load < main", the share taken of `whole` bytes.
 void write_compact_stacks(const profile::Profile& profile, const std::vector<RankedStack>& stacks, double whole,
-                          std::ostream& out);
+                          size_t width, std::ostream& out);
 
 }  // namespace nmprof::report

@@ -25,6 +25,7 @@ const char* frame_kind_name(FrameKind kind) {
     case FrameKind::Interpreted: return "interpreted";
     case FrameKind::JitCompiled: return "jit";
     case FrameKind::Inlined: return "inlined";
+    case FrameKind::Java: return "java";
     case FrameKind::JavaNative: return "java-native";
     case FrameKind::Php: return "php";
   }
@@ -33,7 +34,7 @@ const char* frame_kind_name(FrameKind kind) {
 
 bool is_java(FrameKind kind) {
   return kind == FrameKind::Interpreted || kind == FrameKind::JitCompiled || kind == FrameKind::Inlined ||
-         kind == FrameKind::JavaNative;
+         kind == FrameKind::Java || kind == FrameKind::JavaNative;
 }
 
 const char* allocator_name(Allocator allocator) { return allocator == Allocator::ZendMM ? "ZendMM" : "libc"; }

@@ -20,10 +20,11 @@ enum class FrameKind : uint8_t {
   Interpreted,  // Java, and the JIT tiers below
   JitCompiled,
   Inlined,
+  Java,        // a Java method whatever tier ran it (reports merge the three above)
   JavaNative,  // a Java method declared native
   Php,         // a PHP function: container is its file ("[internal function]" for built-ins)
 };
-// "native", "c++", "kernel", "interpreted", "jit", "inlined", "java-native", "php".
+// "native", "c++", "kernel", "interpreted", "jit", "inlined", "java", "java-native", "php".
 const char* frame_kind_name(FrameKind kind);
 bool is_java(FrameKind kind);
 // Frames of a language runtime (Java, PHP), not machine code.

@@ -49,10 +49,11 @@ TEST(FrameNames, ShortenHidesTemplatesThenParametersThenCutsTheFront) {
   EXPECT_EQ(shorten(name, 200), name);
   EXPECT_EQ(shorten(name, 60), "std::_Hashtable<...>::_M_insert(std::pair<...>&&)");
   EXPECT_EQ(shorten(name, 40), "std::_Hashtable<...>::_M_insert(...)");
-  EXPECT_EQ(shorten(name, 20), "...>::_M_insert(...)");
+  EXPECT_EQ(shorten(name, 20), "..._M_insert(...)");  // from a name component, not mid-word
   EXPECT_EQ(shorten("operator<<(std::ostream&, Foo const&)", 20), "operator<<(...)");
   EXPECT_EQ(shorten("com.example.store.cache.Cache.load:12", 30), "c.e.s.c.Cache.load:12");
   EXPECT_EQ(shorten("libfoo.so+0x1a2b", 10), "...+0x1a2b");
+  EXPECT_EQ(shorten("com.example.Cache$Loader.loadEverythingNow", 30), "...loadEverythingNow");
 }
 
 TEST(FrameNames, PhpFramesShowTheirFileAndLine) {

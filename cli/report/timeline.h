@@ -1,0 +1,35 @@
+// The recording over time, as heaptrack's charts and memray's temporal view show it:
+// bytes allocated per time bin (the allocation rate), estimated live bytes at the end
+// of each bin, and the peak of live bytes with when it happened. Computed from the
+// samples and their frees, so it follows the report's filters.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "cli/report/live_set.h"
+#include "formats/profile/profile.h"
+
+namespace nmprof::report {
+
+struct Timeline {
+  int64_t start_nanos = 0;  // since the Unix epoch
+  int64_t bin_nanos = 0;
+  std::vector<double> allocated_bytes;  // per bin
+  std::vector<double> live_bytes;       // at the end of each bin; empty without live data
+  double peak_live_bytes = 0;
+  int64_t peak_live_nanos = 0;  // since start_nanos
+};
+
+// `bins` equal bins over [start, end]. `live` (when the recording tracked frees) gives
+// each allocation's free time. Nothing when the span is empty.
+std::optional<Timeline> timeline(const profile::Profile& profile, std::span<const uint32_t> allocations,
+                                 const LiveSet* live, int64_t start_nanos, int64_t end_nanos, size_t bins);
+
+// "▁▂▄█" scaled to the largest value, in at most `columns` characters (neighbouring
+// values averaged when there are more).
+std::string sparkline(std::span<const double> values, size_t columns);
+
+}  // namespace nmprof::report

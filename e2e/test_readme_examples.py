@@ -1,0 +1,62 @@
+"""The README's native examples run as written (issue 17): every `nmprof run` and
+`nmprof report` line of its code blocks that needs no JVM, PHP, running process,
+context attributes or missing tool, in a directory where ./app and ./run-tests
+exist. Each must exit 0, as the README implies."""
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).parent.parent / "README.md"
+NEEDS = ("java", "php", "attach", "--tag", "--by attribute", "--by span", "--context-attributes", "./bin/",
+         "LD_PRELOAD", "script.jfr", "./server")
+
+
+def examples():
+    lines, in_code = [], False
+    for line in README.read_text().splitlines():
+        if line.strip().startswith("```"):
+            in_code = not in_code
+            continue
+        indented = line.startswith("    ")
+        command = re.sub(r"^\s*\$ ", "", line).strip()
+        if not (in_code or indented) or not command.startswith(("nmprof run", "nmprof report")):
+            continue
+        command = command.split("  #")[0].strip()  # the README's comments
+        if any(n in command for n in NEEDS):
+            continue
+        if "flamegraph.pl" in command and not shutil.which("flamegraph.pl"):
+            continue
+        if "go tool" in command and not shutil.which("go"):
+            continue
+        lines.append(command)
+    return lines
+
+
+def test_the_readme_has_native_examples():
+    found = examples()
+    assert any(c.startswith("nmprof run -o app.jfr -- ./app") for c in found), found
+    assert any("--fail-on-live" in c for c in found), found
+
+
+def test_the_readme_examples_run_as_written(nmprof, programs, tmp_path):
+    leak = programs.c("live_leak.c")
+    for name in ("app", "run-tests"):
+        script = tmp_path / name
+        script.write_text(f"#!/bin/sh\nexec {leak} 1 2000\n")
+        script.chmod(0o755)
+    env = dict(os.environ, PATH=f"{Path(nmprof).parent}:{os.environ['PATH']}")
+    commands = examples()
+    # Recordings first, then what reads them; files the README names without making them are copies.
+    commands.sort(key=lambda c: not c.startswith("nmprof run"))
+    for command in commands:
+        for name in re.findall(r"(\S+\.jfr)\b", command):
+            if not (tmp_path / name).exists() and (tmp_path / "app.jfr").exists() and " -o " + name not in command:
+                shutil.copy(tmp_path / "app.jfr", tmp_path / name)
+        result = subprocess.run(["sh", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True,
+                                timeout=120)
+        assert result.returncode == 0, f"{command}\n{result.stderr}"

@@ -1,0 +1,58 @@
+#include "formats/profile/frame_folding.h"
+
+namespace nmprof::profile {
+
+const std::vector<FoldRule>& default_fold_rules() {
+  static const std::vector<FoldRule> rules = {
+      {"^(\\S*::)?operator (new|delete)\\b", "C++ operator new and delete, global or of a class"},
+      {"^(std|__gnu_cxx|__cxxabiv1)::", "C++ standard library internals (containers, strings, allocators)"},
+      {"^(os::(malloc|realloc|calloc|strdup)|AllocateHeap|ReallocateHeap|"
+       "MallocTracker::|Arena::|ChunkPool::)",
+       "HotSpot's allocation wrappers"},
+      {"^(Java_|JNI_|jni_|JVM_|Unsafe_)", "JNI glue: native halves of Java methods and JVM entry points"},
+      {"^(deflateInit2?_|inflateInit2?_|zcalloc)$", "zlib's allocation entry points (used by java.util.zip)"},
+      {"^(_?Py(Object|Mem)_(Raw)?(Malloc|Calloc|Realloc)|_PyObject_|_PyMem_|pymalloc_)", "CPython's allocators"},
+      {"^(__zend_(malloc|calloc|realloc)|_?e(m|c|re)alloc|_safe_e?(m|re)alloc|zend_mm_)", "PHP's Zend allocator"},
+      {"^(__rust_(alloc|realloc|alloc_zeroed)|__rdl_|alloc::(alloc|raw_vec)::)", "Rust's global allocator"},
+  };
+  return rules;
+}
+
+std::string fold_name(const Frame& frame) {
+  if (is_java(frame.kind)) return frame.container.empty() ? frame.function : frame.container + "." + frame.function;
+  const std::string& name = frame.function;
+  // A space outside template arguments and before the parameters ends a return type.
+  int depth = 0;
+  for (size_t i = 0; i < name.size(); i++) {
+    char c = name[i];
+    if (c == '<') depth++;
+    if (c == '>' && depth > 0) depth--;
+    if (c == '(' && depth == 0) break;
+    if (c == ' ' && depth == 0 && !std::string_view(name).substr(0, i).ends_with("operator"))
+      return name.substr(i + 1);
+  }
+  return name;
+}
+
+FrameFolder::FrameFolder(bool defaults, const std::vector<std::string>& extra_patterns) {
+  if (defaults) {
+    for (const auto& rule : default_fold_rules()) {
+      rules_.emplace_back(rule.pattern, std::regex::ECMAScript | std::regex::optimize);
+      user_rule_.push_back(false);
+    }
+  }
+  for (const auto& pattern : extra_patterns) {
+    rules_.emplace_back(pattern, std::regex::ECMAScript | std::regex::optimize);
+    user_rule_.push_back(true);
+  }
+}
+
+bool FrameFolder::folds(const Frame& frame) const {
+  bool runtime = is_runtime_frame(frame.kind);
+  std::string name = fold_name(frame);
+  for (size_t i = 0; i < rules_.size(); i++)
+    if ((user_rule_[i] || !runtime) && std::regex_search(name, rules_[i])) return true;
+  return false;
+}
+
+}  // namespace nmprof::profile

@@ -1,0 +1,102 @@
+// The report's views built from a hand-made profile: timeline, peek, filters (issue 17).
+#include <gtest/gtest.h>
+
+#include "cli/report/aggregation.h"
+#include "cli/report/live_set.h"
+#include "cli/report/peek.h"
+#include "cli/report/report.h"
+#include "cli/report/sample_filter.h"
+#include "cli/report/timeline.h"
+#include "tests/report/profile_maker.h"
+
+namespace nmprof::report {
+namespace {
+
+using testing::ProfileMaker;
+
+constexpr int64_t kS = 1'000'000'000;
+
+TEST(Timeline, PeakLiveIsWhenTheMostWasHeldNotTheEnd) {
+  ProfileMaker m;
+  uint32_t p = m.process(1, 0, 10 * kS);
+  uint32_t s = m.stack({"fill", "main"});
+  m.alloc(p, s, 1 * kS, 0x10, 1000);
+  m.alloc(p, s, 2 * kS, 0x20, 3000);
+  m.free(p, 5 * kS, 0x20);
+  m.alloc(p, s, 6 * kS, 0x30, 500);
+  LiveSet live = live_allocations(m.profile);
+  std::vector<uint32_t> all = {0, 1, 2};
+  auto t = timeline(m.profile, all, &live, 0, 10 * kS, 10);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->peak_live_bytes, 4000);
+  EXPECT_EQ(t->peak_live_nanos, 2 * kS);
+  EXPECT_EQ(t->live_bytes.back(), 1500);
+  EXPECT_EQ(t->live_bytes[4], 4000);  // step 4 ends at 5 s, where the free happens: counted in step 5
+  EXPECT_EQ(t->live_bytes[5], 1000);
+  EXPECT_EQ(t->allocated_bytes[2], 3000);
+  EXPECT_EQ(sparkline(t->live_bytes, 5).size(), 5 * 3u);  // UTF-8: 3 bytes a bar
+  EXPECT_FALSE(timeline(m.profile, all, &live, 5, 5, 10));
+}
+
+TEST(Peek, CallersAndCalleesOfOneFunctionWithTheirBytes) {
+  ProfileMaker m;
+  uint32_t p = m.process(1, 0, kS);
+  m.alloc(p, m.stack({"parse", "load", "main"}), 1, 0x10, 100);
+  m.alloc(p, m.stack({"strdup_copy", "parse", "reload", "main"}), 2, 0x20, 300);
+  m.alloc(p, m.stack({"parse"}), 3, 0x30, 50);
+  std::vector<uint32_t> all = {0, 1, 2};
+  Aggregate a = aggregate(m.profile, all);
+  auto rows = peek(m.profile, a.stacks, "^parse$", 10);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].total.bytes, 450);
+  EXPECT_EQ(rows[0].self.bytes, 150);
+  ASSERT_EQ(rows[0].callers.size(), 3u);  // reload, load, and the root of the third stack
+  EXPECT_EQ(m.profile.frames()[rows[0].callers[0].frame].function, "reload");
+  EXPECT_EQ(rows[0].callers[2].frame, kNoFrame);
+  ASSERT_EQ(rows[0].callees.size(), 1u);
+  EXPECT_EQ(rows[0].callees[0].totals.bytes, 300);
+}
+
+TEST(SampleFilter, TimeWindowKeepsItsSamplesAndLiveIsLiveAtItsEnd) {
+  ProfileMaker m;
+  uint32_t p = m.process(1, 100 * kS, 110 * kS);
+  uint32_t s = m.stack({"f"});
+  m.alloc(p, s, 101 * kS, 0x10, 100);
+  m.alloc(p, s, 103 * kS, 0x20, 200);
+  m.free(p, 106 * kS, 0x20);
+  m.alloc(p, s, 108 * kS, 0x30, 400);
+  SampleFilter window;
+  window.from_nanos = 2 * kS;
+  window.to_nanos = 5 * kS;
+  filter_samples(m.profile, window);
+  ASSERT_EQ(m.profile.allocations.size(), 1u);
+  EXPECT_EQ(m.profile.allocations[0].size, 200u);
+  EXPECT_EQ(live_allocations(m.profile).allocations.size(), 1u);  // its free came after --to
+  EXPECT_EQ(m.profile.processes[0].end_nanos - m.profile.processes[0].start_nanos, 3 * kS);
+  EXPECT_EQ(filter_text(window), "from 2.0 s, to 5.0 s");
+}
+
+TEST(SampleFilter, OffsetsTakeUnits) {
+  EXPECT_EQ(parse_offset("10"), 10 * kS);
+  EXPECT_EQ(parse_offset("1.5s"), 1'500'000'000);
+  EXPECT_EQ(parse_offset("250ms"), 250'000'000);
+  EXPECT_EQ(parse_offset("2m"), 120 * kS);
+  EXPECT_FALSE(parse_offset("soon"));
+  EXPECT_FALSE(parse_offset("-1s"));
+  EXPECT_FALSE(parse_offset("5 s"));
+}
+
+TEST(SampleFilter, ANameThatMatchesNoThreadIsAnError) {
+  ProfileMaker m;
+  uint32_t p = m.process(1, 0, kS);
+  m.alloc(p, m.stack({"f"}), 1, 0x10, 100);
+  SampleFilter by_thread;
+  by_thread.threads = {"worker-7"};
+  EXPECT_THROW(filter_samples(m.profile, by_thread), ReportError);
+  by_thread.threads = {"main"};
+  filter_samples(m.profile, by_thread);
+  EXPECT_EQ(m.profile.allocations.size(), 1u);
+}
+
+}  // namespace
+}  // namespace nmprof::report
