@@ -46,15 +46,17 @@ std::string context_key_name(const ContextKey& key) {
 }
 
 std::vector<ContextRow> by_context(const Profile& profile, std::span<const uint32_t> allocations,
-                                   const ContextKey& key) {
+                                   const ContextKey& key, bool live) {
   std::vector<ContextRow> rows;
   std::unordered_map<std::string, size_t> row_of_value;
   for (uint32_t i : allocations) {
-    const Allocation& a = profile.allocations[i];
+    const Allocation& a = profile.allocations()[i];
+    const Totals& totals = live ? a.live : a.allocated;
+    if (totals.samples == 0) continue;
     std::string value = value_of(profile, a, key);
     auto [it, added] = row_of_value.try_emplace(value, rows.size());
     if (added) rows.push_back({std::move(value), {}});
-    rows[it->second].totals.add(a);
+    rows[it->second].totals.add(totals);
   }
   std::sort(rows.begin(), rows.end(), [](const ContextRow& x, const ContextRow& y) {
     if (x.totals.bytes != y.totals.bytes) return x.totals.bytes > y.totals.bytes;

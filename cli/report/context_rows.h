@@ -27,9 +27,9 @@ struct ContextRow {
   Totals totals;
 };
 
-// Most bytes first.
+// Over Profile::allocations() by index, allocated or live; most bytes first.
 std::vector<ContextRow> by_context(const profile::Profile& profile, std::span<const uint32_t> allocations,
-                                   const ContextKey& key);
+                                   const ContextKey& key, bool live);
 
 struct ContextFilter {
   std::string key;

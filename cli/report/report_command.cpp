@@ -35,7 +35,7 @@ void write_profile(const profile::Profile& profile, const ReportOptions& options
   switch (format) {
     case Format::Pprof: {
       if (options.live) check_live_view(profile);
-      std::string bytes = pprof::encode(to_pprof(profile, heap_view(profile), nullptr, options.live));
+      std::string bytes = pprof::encode(to_pprof(profile, heap_view(profile, true), options.live));
       out << pprof::gzip(bytes);
       return;
     }

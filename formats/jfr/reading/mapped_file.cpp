@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <system_error>
 
@@ -31,6 +32,13 @@ MappedFile::MappedFile(const std::string& path) {
     data_ = static_cast<const uint8_t*>(p);
   }
   close(fd);
+}
+
+void MappedFile::release_before(size_t offset) const {
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t end = std::min(offset, size_) / page * page;
+  // A private read-only mapping of a file: dropped pages are the file's, not lost.
+  if (end > 0) madvise(const_cast<uint8_t*>(data_), end, MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile() {
