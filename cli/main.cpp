@@ -73,6 +73,7 @@ void add_report_command(CLI::App& app, nmprof::report::ReportOptions& options) {
       ->default_str("bytes");
   report->add_option("--diff", options.diff_base, "Compare with an earlier recording: what grew since BASE")
       ->type_name("BASE");
+  report->add_flag("-q,--quiet", options.quiet, "Show no progress while reading a large recording");
   report->add_flag("--live", options.live, "Show what is still allocated at the end instead of what was allocated");
   report->footer(
       "Examples:\n"

@@ -3,6 +3,8 @@ read by `go tool pprof`, collapsed stacks parsed as flamegraph.pl does, and diff
 two recordings. Totals agree with `nmprof report` within rounding."""
 
 import gzip
+import os
+import pty
 import re
 import shutil
 import time
@@ -172,6 +174,43 @@ def test_bad_input_gets_one_clear_line(nmprof, leak_recording, programs, tmp_pat
     assert "not a JFR file" in one_line_error(run(nmprof, "report", leak_recording, "--diff", not_jfr))
     assert "not pprof" in one_line_error(run(nmprof, "report", leak_recording, "--diff", leak_recording, "-o",
                                              tmp_path / "d.pb.gz"))
+
+
+def read_terminal(fd):
+    data = b""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # the other side is closed
+            return data
+        if not chunk:
+            return data
+        data += chunk
+
+
+def test_progress_shows_on_a_terminal_only(nmprof, programs, tmp_path):
+    # Every allocation sampled: a recording of some 20 MB, past the reader's 8 MB steps.
+    big = tmp_path / "big.jfr"
+    run(nmprof, "run", "-q", "--nativemem", "0", "-o", big, "--", programs.c("known_totals.c"), 1, 300000, 0, 0,
+        check=0, timeout=300)
+    assert big.stat().st_size > 16 << 20
+
+    def stderr_on_terminal(*args):
+        main, other = pty.openpty()
+        result = subprocess.run([str(nmprof), "report", str(big), *args], stdout=subprocess.DEVNULL, stderr=other,
+                                timeout=300)
+        os.close(other)
+        text = read_terminal(main).decode()
+        os.close(main)
+        assert result.returncode == 0, text
+        return text
+
+    shown = stderr_on_terminal()
+    assert re.search(r"\rnmprof report: reading \S*big\.jfr \d+%", shown), repr(shown)
+    assert shown.endswith("\r\x1b[K"), repr(shown)  # erased when done
+    assert stderr_on_terminal("-q") == ""
+    piped = run(nmprof, "report", big, check=0)
+    assert piped.stderr == ""
 
 
 def test_help_names_the_program_and_its_choices(nmprof):

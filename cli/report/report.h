@@ -31,6 +31,7 @@ struct ReportOptions {
   bool live = false;  // rank what is live at the end instead of what was allocated
   ContextKey context;                  // with By::Context
   std::vector<ContextFilter> filters;  // only samples matching all of them (--tag)
+  bool quiet = false;                  // no progress line while reading
 };
 
 // Reads --by: stack, function, span, local-root-span or attribute:NAME. Returns an

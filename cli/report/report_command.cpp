@@ -13,6 +13,7 @@
 #include "cli/report/json_report.h"
 #include "cli/report/output_file.h"
 #include "cli/report/pprof_export.h"
+#include "cli/report/progress_line.h"
 #include "cli/report/text_layout.h"
 #include "cli/report/text_report.h"
 #include "cli/report/units.h"
@@ -68,8 +69,12 @@ void write_diff(const profile::Profile& base, const profile::Profile& now, const
     write_diff_text(diff, options.top, out);
 }
 
-profile::Profile read_reported(const std::string& file, std::ostream& err) {
-  profile::Profile profile = profile::read_profile(file);
+profile::Profile read_reported(const std::string& file, bool quiet, std::ostream& err) {
+  profile::Profile profile;
+  {
+    ProgressLine progress(err, file, !quiet);
+    profile = profile::read_profile(file, progress.callback());
+  }
   for (const auto& w : profile.warnings) err << "nmprof report: warning: " << file << ": " << w << "\n";
   return profile;
 }
@@ -92,12 +97,12 @@ int run_report(const ReportOptions& options, std::ostream& out, std::ostream& er
     std::optional<OutputFile> file;
     if (!options.output.empty()) file.emplace(options.output);
     std::ostream& sink = file ? file->stream() : out;
-    profile::Profile profile = read_reported(options.file, err);
+    profile::Profile profile = read_reported(options.file, options.quiet, err);
     if (options.diff_base.empty()) {
       write_profile(profile, options, format, sink);
     } else {
       current = options.diff_base;
-      profile::Profile base = read_reported(options.diff_base, err);
+      profile::Profile base = read_reported(options.diff_base, options.quiet, err);
       current = options.file;
       write_diff(base, profile, options, format, sink);
     }
