@@ -56,8 +56,7 @@ void write_profile(const profile::Profile& profile, const ReportOptions& options
 
 void write_diff(const profile::Profile& base, const profile::Profile& now, const ReportOptions& options, Format format,
                 std::ostream& out) {
-  if (format == Format::Pprof || format == Format::Html)
-    throw ReportError("--diff writes text, json or collapsed, not pprof or html");
+  if (format == Format::Pprof) throw ReportError("--diff writes text, json, collapsed or html, not pprof");
   Diff diff = diff_profiles(base, now, options.live);
   diff.base_file = options.diff_base;
   diff.new_file = options.file;
@@ -65,6 +64,8 @@ void write_diff(const profile::Profile& base, const profile::Profile& now, const
     write_diff_json(diff, options.top, out);
   else if (format == Format::Collapsed)
     write_diff_collapsed(diff, options.value, out);
+  else if (format == Format::Html)
+    write_diff_flame_graph(diff, out);
   else
     write_diff_text(diff, options.top, out);
 }
