@@ -11,6 +11,7 @@
 #include "cli/exit_codes.h"
 #include "cli/report/report_command.h"
 #include "cli/run_command.h"
+#include "cli/shell_completion.h"
 
 namespace {
 
@@ -100,11 +101,13 @@ int main(int argc, char** argv) {
   add_report_command(app, report);
   nmprof::cli::AttachOptions attach;
   nmprof::cli::add_attach_command(app, attach);
+  std::string shell;
+  nmprof::cli::add_completion_command(app, shell);
   app.footer("Run 'nmprof <command> --help' for the options of a command. See man nmprof.");
   std::vector<std::string> args(argv + 1, argv + argc);
-  static const std::string_view kCommands[] = {"run", "report", "attach", "-h", "--help", "--version"};
+  static const std::string_view kCommands[] = {"run", "report", "attach", "completion", "-h", "--help", "--version"};
   if (!args.empty() && std::find(std::begin(kCommands), std::end(kCommands), args[0]) == std::end(kCommands))
-    return usage_error("unknown command '" + args[0] + "' (commands: run, report, attach)");
+    return usage_error("unknown command '" + args[0] + "' (commands: run, report, attach, completion)");
   // Everything after the profiled program's name is its own: hand CLI11 only nmprof's
   // part, and the program after an explicit "--".
   if (!args.empty() && args[0] == "run") {
@@ -127,5 +130,9 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("run")) return nmprof::cli::run_command(run);
   if (app.got_subcommand("attach")) return nmprof::cli::attach_command(attach);
+  if (app.got_subcommand("completion")) {
+    std::cout << (shell == "zsh" ? nmprof::cli::zsh_completion(app) : nmprof::cli::bash_completion(app));
+    return 0;
+  }
   return nmprof::report::run_report(report, std::cout, std::cerr);
 }
