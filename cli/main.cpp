@@ -12,6 +12,7 @@
 #include "cli/report_view_options.h"
 #include "cli/report/report_command.h"
 #include "cli/run_command.h"
+#include "cli/shell_completion.h"
 
 namespace {
 
@@ -76,6 +77,7 @@ void add_report_command(CLI::App& app, nmprof::report::ReportOptions& options) {
       ->default_str("bytes");
   report->add_option("--diff", options.diff_base, "Compare with an earlier recording: what grew since BASE")
       ->type_name("BASE");
+  report->add_flag("-q,--quiet", options.quiet, "Show no progress while reading a large recording");
   report->add_flag("--live", options.live, "Show what is still allocated at the end instead of what was allocated");
   nmprof::cli::add_report_view_options(report, options);
   report->footer(
@@ -105,11 +107,13 @@ int main(int argc, char** argv) {
   add_report_command(app, report);
   nmprof::cli::AttachOptions attach;
   nmprof::cli::add_attach_command(app, attach);
+  std::string shell;
+  nmprof::cli::add_completion_command(app, shell);
   app.footer("Run 'nmprof <command> --help' for the options of a command. See man nmprof.");
   std::vector<std::string> args(argv + 1, argv + argc);
-  static const std::string_view kCommands[] = {"run", "report", "attach", "-h", "--help", "--version"};
+  static const std::string_view kCommands[] = {"run", "report", "attach", "completion", "-h", "--help", "--version"};
   if (!args.empty() && std::find(std::begin(kCommands), std::end(kCommands), args[0]) == std::end(kCommands))
-    return usage_error("unknown command '" + args[0] + "' (commands: run, report, attach)");
+    return usage_error("unknown command '" + args[0] + "' (commands: run, report, attach, completion)");
   // Everything after the profiled program's name is its own: hand CLI11 only nmprof's
   // part, and the program after an explicit "--".
   if (!args.empty() && args[0] == "run") {
@@ -132,5 +136,9 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("run")) return nmprof::cli::run_command(run);
   if (app.got_subcommand("attach")) return nmprof::cli::attach_command(attach);
+  if (app.got_subcommand("completion")) {
+    std::cout << (shell == "zsh" ? nmprof::cli::zsh_completion(app) : nmprof::cli::bash_completion(app));
+    return 0;
+  }
   return nmprof::report::run_report(report, std::cout, std::cerr);
 }

@@ -2,6 +2,8 @@
 profiler.Malloc, and the report's --tag filter and --by context views."""
 
 import os
+import re
+import shutil
 import subprocess
 
 import pytest
@@ -93,6 +95,33 @@ def test_tag_filter_and_span_view(nmprof, recording):
     assert report_json(nmprof, recording, "--tag", "service=shop")["allocated"]["samples"] > 0
     other = run(nmprof, "report", recording, "--tag", "service=other")
     assert other.returncode == 1 and "no samples match --tag service=other" in other.stderr
+
+
+@pytest.mark.skipif(shutil.which("go") is None, reason="go tool pprof is needed (apt install golang-go)")
+def test_pprof_samples_carry_tags_and_context_as_labels(nmprof, recording, tmp_path):
+    out = tmp_path / "requests.pb.gz"
+    run(nmprof, "report", recording, "-o", out, check=0)
+
+    def pprof(*args):
+        result = subprocess.run(["go", "tool", "pprof", *args, str(out)], capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    tags = pprof("-tags")
+    for key in ("service", "env", "route", "tenant", "span_id", "local_root_span_id"):
+        assert re.search(rf"^ {key}: Total", tags, re.M), tags
+    assert re.search(r"^\s+\S+ \(\s*100%\): shop$", tags, re.M), tags
+
+    def total_mib(*args):
+        top = pprof("-top", "-unit=MB", "-nodefraction=0", *args)
+        return float(re.search(r"Showing nodes accounting for ([\d.]+)MB", top).group(1)) * 1e6 / MIB
+
+    for route in ("/checkout", "/search"):
+        expected = BYTES_BY_ROUTE[route] / MIB
+        assert abs(total_mib(f"-tagfocus=route={route}") - expected) < TOLERANCE * expected, route
+    # Samples outside requests carry no route and no span: what -tagignore leaves.
+    outside = BYTES_BY_ROUTE[None] / MIB
+    assert abs(total_mib("-tagignore=route=/") - outside) < TOLERANCE * outside + 1
 
 
 def test_text_report_shows_tags_and_values(nmprof, recording):

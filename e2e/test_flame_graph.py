@@ -80,3 +80,31 @@ def test_live_view_search_and_zoom(nmprof, page, tmp_path):
     assert "width: 100%" in drawn[zoomed]
     assert "width: 100%" in drawn["clone3;start_thread;worker"]  # what it was called from, above it
     assert "clone3;start_thread;worker;site_leak" not in drawn
+
+
+def test_diff_page_colours_growth_red_and_shrinkage_green(nmprof, programs, tmp_path):
+    def known_totals(name, small, medium):
+        out = tmp_path / name
+        run(nmprof, "run", "-q", "--nativemem", "16k", "-o", out, "--", programs.c("known_totals.c"), 1, small, medium,
+            4, check=0)
+        return out
+
+    # site_medium allocates 5 times as much in the new run, site_small 10 times less.
+    base = known_totals("base.jfr", 200000, 5000)
+    new = known_totals("new.jfr", 20000, 25000)
+    html = tmp_path / "diff.html"
+    run(nmprof, "report", new, "--diff", base, "-o", html, check=0)
+    dom, console = load(html, "", tmp_path / "profile")
+    assert not console, console
+    drawn = {m.group(1): (int(m.group(2)), m.group(3)) for m in re.finditer(
+        r'<div class="f diff" data-path="([^"]*)" data-share="[^"]*" data-change="(-?\d+)" style="([^"]*)"', dom)}
+    medium = next(path for path in drawn if path.endswith(";work;site_medium"))
+    small = next(path for path in drawn if path.endswith(";work;site_small"))
+    growth = 20000 * 3000
+    change, style = drawn[medium]
+    assert abs(change - growth) < 0.2 * growth
+    assert re.search(r"background: rgb\(255, (\d+), \1\)", style), style  # red
+    change, style = drawn[small]
+    assert change < 0
+    assert re.search(r"background: rgb\((\d+), 255, \1\)", style), style  # green
+    assert re.search(r'<span id="total">allocated: [^<]*, change \+', dom), dom

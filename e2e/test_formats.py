@@ -3,8 +3,11 @@ read by `go tool pprof`, collapsed stacks parsed as flamegraph.pl does, and diff
 two recordings. Totals agree with `nmprof report` within rounding."""
 
 import gzip
+import os
+import pty
 import re
 import shutil
+import stat
 import time
 import subprocess
 
@@ -170,8 +173,62 @@ def test_bad_input_gets_one_clear_line(nmprof, leak_recording, programs, tmp_pat
     not_jfr = tmp_path / "notes.txt"
     not_jfr.write_text("hello\n")
     assert "not a JFR file" in one_line_error(run(nmprof, "report", leak_recording, "--diff", not_jfr))
+    assert "/dev/null (not a regular file)" in one_line_error(run(nmprof, "report", "/dev/null"))
     assert "not pprof" in one_line_error(run(nmprof, "report", leak_recording, "--diff", leak_recording, "-o",
                                              tmp_path / "d.pb.gz"))
+
+
+def test_outputs_that_are_not_plain_files(nmprof, leak_recording, tmp_path):
+    # A device is written in place: /dev/full fails in one line and stays a device.
+    line = one_line_error(run(nmprof, "report", leak_recording, "-o", "/dev/full"))
+    assert "cannot write /dev/full: No space left on device" in line
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+    written = run(nmprof, "report", leak_recording, "--format", "collapsed", "-o", "/dev/stdout", check=0)
+    assert ";site_churn " in written.stdout
+    # A symbolic link stays one; the file it points to gets the output.
+    target = tmp_path / "real.txt"
+    target.write_text("old\n")
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    run(nmprof, "report", leak_recording, "-o", link, check=0)
+    assert link.is_symlink() and target.read_text().startswith("nmprof report:")
+
+
+def read_terminal(fd):
+    data = b""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # the other side is closed
+            return data
+        if not chunk:
+            return data
+        data += chunk
+
+
+def test_progress_shows_on_a_terminal_only(nmprof, programs, tmp_path):
+    # Every allocation sampled: a recording of some 20 MB, past the reader's 8 MB steps.
+    big = tmp_path / "big.jfr"
+    run(nmprof, "run", "-q", "--nativemem", "0", "-o", big, "--", programs.c("known_totals.c"), 1, 300000, 0, 0,
+        check=0, timeout=300)
+    assert big.stat().st_size > 16 << 20
+
+    def stderr_on_terminal(*args):
+        main, other = pty.openpty()
+        result = subprocess.run([str(nmprof), "report", str(big), *args], stdout=subprocess.DEVNULL, stderr=other,
+                                timeout=300)
+        os.close(other)
+        text = read_terminal(main).decode()
+        os.close(main)
+        assert result.returncode == 0, text
+        return text
+
+    shown = stderr_on_terminal()
+    assert re.search(r"\rnmprof report: reading \S*big\.jfr \d+%", shown), repr(shown)
+    assert shown.endswith("\r\x1b[K"), repr(shown)  # erased when done
+    assert stderr_on_terminal("-q") == ""
+    piped = run(nmprof, "report", big, check=0)
+    assert piped.stderr == ""
 
 
 def test_help_names_the_program_and_its_choices(nmprof):

@@ -19,18 +19,20 @@ void add_process_bytes(StackRow& row, uint32_t process, double bytes) {
   row.processes.emplace_back(process, bytes);
 }
 
-std::vector<StackRow> by_stack(const Profile& profile, std::span<const uint32_t> allocations) {
+std::vector<StackRow> by_stack(const Profile& profile, std::span<const uint32_t> allocations, bool live) {
   std::vector<StackRow> rows;
   std::vector<uint32_t> row_of_stack(profile.stacks().size(), kNoFrame);
   for (uint32_t i : allocations) {
-    const auto& a = profile.allocations[i];
+    const auto& a = profile.allocations()[i];
+    const Totals& totals = live ? a.live : a.allocated;
+    if (totals.samples == 0) continue;
     uint32_t& row = row_of_stack[a.stack];
     if (row == kNoFrame) {
       row = static_cast<uint32_t>(rows.size());
       rows.push_back({a.stack, {}, {}});
     }
-    rows[row].totals.add(a);
-    add_process_bytes(rows[row], a.process, a.estimated_bytes());
+    rows[row].totals.add(totals);
+    add_process_bytes(rows[row], a.process, totals.bytes);
   }
   for (auto& r : rows)
     std::sort(r.processes.begin(), r.processes.end(), [](auto& x, auto& y) { return x.second > y.second; });
@@ -95,29 +97,28 @@ uint32_t FunctionIds::of(uint32_t frame) {
   return id;
 }
 
-Aggregate aggregate(const Profile& profile, std::span<const uint32_t> allocations) {
+Aggregate aggregate(const Profile& profile, std::span<const uint32_t> allocations, bool live) {
   Aggregate result;
-  result.stacks = by_stack(profile, allocations);
+  result.stacks = by_stack(profile, allocations, live);
   for (const auto& r : result.stacks) result.totals.add(r.totals);
   result.functions = by_function(profile, result.stacks);
   return result;
 }
 
-AgeSummary age_summary(const Profile& profile, std::span<const uint32_t> allocations) {
+AgeSummary age_summary(const Profile& profile, std::span<const profile::LiveSample> live) {
   AgeSummary summary;
   std::vector<std::pair<int64_t, double>> ages;  // age, bytes
   double total = 0;
-  for (uint32_t i : allocations) {
-    const auto& a = profile.allocations[i];
-    const auto& p = profile.processes[a.process];
+  for (const auto& a : live) {
+    const auto& p = profile.processes[profile.allocations()[a.allocation].process];
     int64_t age = std::max<int64_t>(p.end_nanos - a.time_nanos, 0);
     int64_t span = p.end_nanos - p.start_nanos;
     double position = span > 0 ? static_cast<double>(a.time_nanos - p.start_nanos) / static_cast<double>(span) : 1;
     size_t quarter = static_cast<size_t>(std::clamp(position * 4, 0.0, 3.0));
-    summary.share_by_quarter[quarter] += a.estimated_bytes();
+    summary.share_by_quarter[quarter] += a.totals.bytes;
     summary.oldest_nanos = std::max(summary.oldest_nanos, age);
-    ages.emplace_back(age, a.estimated_bytes());
-    total += a.estimated_bytes();
+    ages.emplace_back(age, a.totals.bytes);
+    total += a.totals.bytes;
   }
   if (total <= 0) return summary;
   for (auto& share : summary.share_by_quarter) share /= total;

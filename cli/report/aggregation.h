@@ -1,4 +1,4 @@
-// Sums a set of sampled allocations by stack and by function (pprof's flat and cum),
+// Sums sampled allocations by stack and by function (pprof's flat and cum),
 // and summarises how old a set of live allocations is.
 #pragma once
 
@@ -14,23 +14,7 @@
 
 namespace nmprof::report {
 
-// Estimates over samples: bytes = sum of weight * size, count = sum of weight.
-struct Totals {
-  uint64_t samples = 0;
-  double bytes = 0;
-  double count = 0;
-
-  void add(const profile::Allocation& a) {
-    samples++;
-    bytes += a.estimated_bytes();
-    count += a.weight;
-  }
-  void add(const Totals& t) {
-    samples += t.samples;
-    bytes += t.bytes;
-    count += t.count;
-  }
-};
+using profile::Totals;
 
 struct StackRow {
   uint32_t stack = 0;
@@ -68,7 +52,9 @@ struct Aggregate {
   std::vector<FunctionRow> functions;  // most self bytes first
 };
 
-Aggregate aggregate(const profile::Profile& profile, std::span<const uint32_t> allocations);
+// Over Profile::allocations() by index: what they allocated, or with `live` what of
+// it is live at the end.
+Aggregate aggregate(const profile::Profile& profile, std::span<const uint32_t> allocations, bool live);
 
 // Ages of allocations at the end of the recording of their process, weighted by bytes.
 struct AgeSummary {
@@ -79,6 +65,6 @@ struct AgeSummary {
   std::array<double, 4> share_by_quarter{};
 };
 
-AgeSummary age_summary(const profile::Profile& profile, std::span<const uint32_t> allocations);
+AgeSummary age_summary(const profile::Profile& profile, std::span<const profile::LiveSample> live);
 
 }  // namespace nmprof::report

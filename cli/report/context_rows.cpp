@@ -25,7 +25,7 @@ bool is_attribute(const Profile& profile, const std::string& name) {
          profile.context_attributes.end();
 }
 
-bool matches(const Profile& profile, const Allocation& a, const ContextFilter& filter) {
+bool matches(const Profile& profile, const profile::SampleOrigin& a, const ContextFilter& filter) {
   if (is_attribute(profile, filter.key)) return profile.attribute(a.context, filter.key) == filter.value;
   if (filter.key == "spanId") return id_text(a.span_id) == filter.value;
   if (filter.key == "localRootSpanId") return id_text(a.local_root_span_id) == filter.value;
@@ -46,15 +46,17 @@ std::string context_key_name(const ContextKey& key) {
 }
 
 std::vector<ContextRow> by_context(const Profile& profile, std::span<const uint32_t> allocations,
-                                   const ContextKey& key) {
+                                   const ContextKey& key, bool live) {
   std::vector<ContextRow> rows;
   std::unordered_map<std::string, size_t> row_of_value;
   for (uint32_t i : allocations) {
-    const Allocation& a = profile.allocations[i];
+    const Allocation& a = profile.allocations()[i];
+    const Totals& totals = live ? a.live : a.allocated;
+    if (totals.samples == 0) continue;
     std::string value = value_of(profile, a, key);
     auto [it, added] = row_of_value.try_emplace(value, rows.size());
     if (added) rows.push_back({std::move(value), {}});
-    rows[it->second].totals.add(a);
+    rows[it->second].totals.add(totals);
   }
   std::sort(rows.begin(), rows.end(), [](const ContextRow& x, const ContextRow& y) {
     if (x.totals.bytes != y.totals.bytes) return x.totals.bytes > y.totals.bytes;
@@ -69,7 +71,7 @@ std::string filters_text(const std::vector<ContextFilter>& filters) {
   return text;
 }
 
-bool matches(const Profile& profile, const Allocation& a, const std::vector<ContextFilter>& filters) {
+bool matches(const Profile& profile, const profile::SampleOrigin& a, const std::vector<ContextFilter>& filters) {
   return std::all_of(filters.begin(), filters.end(),
                      [&](const ContextFilter& f) { return matches(profile, a, f); });
 }

@@ -27,9 +27,9 @@ struct ContextRow {
   Totals totals;
 };
 
-// Most bytes first.
+// Over Profile::allocations() by index, allocated or live; most bytes first.
 std::vector<ContextRow> by_context(const profile::Profile& profile, std::span<const uint32_t> allocations,
-                                   const ContextKey& key);
+                                   const ContextKey& key, bool live);
 
 struct ContextFilter {
   std::string key;
@@ -39,6 +39,6 @@ struct ContextFilter {
 // "--tag route=/checkout --tag tenant=a".
 std::string filters_text(const std::vector<ContextFilter>& filters);
 // Whether an allocation matches every filter.
-bool matches(const profile::Profile& profile, const profile::Allocation& a, const std::vector<ContextFilter>& filters);
+bool matches(const profile::Profile& profile, const profile::SampleOrigin& a, const std::vector<ContextFilter>& filters);
 
 }  // namespace nmprof::report

@@ -6,11 +6,15 @@
 
 #include <ostream>
 
+#include "cli/report/diff_report.h"
 #include "cli/report/heap_view.h"
 #include "formats/profile/profile.h"
 
 namespace nmprof::report {
 
 void write_flame_graph(const profile::Profile& profile, const HeapView& view, bool live, std::ostream& out);
+// `--diff --format html`: widths are the new recording's, colours the change from
+// the base (red: grew, green: shrank); tooltips give both values.
+void write_diff_flame_graph(const Diff& diff, std::ostream& out);
 
 }  // namespace nmprof::report

@@ -41,6 +41,16 @@ function bytes(v) {
   return (i ? v.toFixed(v < 10 ? 2 : 1) : v.toFixed(0)) + " " + units[i];
 }
 function value(node) { return node.v[state.view === "live" ? 2 : 0]; }
+// A diff's base recording (nodes carry its values after their own).
+function baseValue(node) { return node.v[state.view === "live" ? 6 : 4]; }
+function signedBytes(v) { return (v < 0 ? "-" : "+") + bytes(Math.abs(v)); }
+// Red as the node grew, green as it shrank, by its change against the larger value.
+function diffColour(node) {
+  const now = value(node), before = baseValue(node), change = now - before;
+  const strength = Math.min(1, Math.abs(change) / (Math.max(now, before) || 1));
+  const pale = Math.round(235 - 155 * strength);
+  return change > 0 ? `rgb(255,${pale},${pale})` : change < 0 ? `rgb(${pale},255,${pale})` : "rgb(235,235,235)";
+}
 function count(node) { return node.v[state.view === "live" ? 3 : 1]; }
 function pathOf(names) { return names.join(";"); }
 
@@ -103,17 +113,20 @@ function render() {
   graph.style.height = (depth + 1) * ROW + "px";
   for (const [node, left, share, d, names, hit] of frames) {
     const div = document.createElement("div");
-    div.className = "f " + node.k + (hit ? " hit" : "");
+    div.className = "f " + (data.diff ? "diff" : node.k) + (hit ? " hit" : "");
+    if (data.diff) div.style.background = diffColour(node);
     div.style.left = (left * 100) + "%";
     div.style.width = (share * 100) + "%";
     div.style.top = (d * ROW) + "px";
     div.textContent = node.n;
     div.dataset.path = pathOf(names);
     div.dataset.share = (value(node) / (whole || 1)).toFixed(4);
+    if (data.diff) div.dataset.change = String(value(node) - baseValue(node));
     div.onclick = () => { state.zoom = div.dataset.path; update(); };
     div.onmousemove = e => {
       tip.textContent = node.n + "\n" + node.k + "\n" + bytes(value(node)) + " in ~" + count(node) + " " +
-        (state.view === "live" ? "blocks" : "allocations") + "\n" + (100 * value(node) / (whole || 1)).toFixed(2) + "% of all";
+        (state.view === "live" ? "blocks" : "allocations") + "\n" + (100 * value(node) / (whole || 1)).toFixed(2) + "% of all" +
+        (data.diff ? "\nchange " + signedBytes(value(node) - baseValue(node)) + " (base " + bytes(baseValue(node)) + ")" : "");
       tip.style.display = "block";
       tip.style.left = (e.clientX + 12) + "px";
       tip.style.top = (e.clientY + 12) + "px";
@@ -123,7 +136,8 @@ function render() {
   }
   document.getElementById("match").textContent =
     re === null ? "" : "matched " + bytes(matched) + " (" + (100 * matched / (whole || 1)).toFixed(1) + "%)";
-  document.getElementById("total").textContent = state.view + ": " + bytes(whole);
+  document.getElementById("total").textContent = state.view + ": " + bytes(whole) +
+    (data.diff ? ", change " + signedBytes(whole - baseValue(data.root)) + " against the base" : "");
 }
 
 function update() {

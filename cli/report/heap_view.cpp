@@ -2,32 +2,48 @@
 
 #include <unordered_map>
 
-#include "cli/report/live_set.h"
 #include "cli/report/report.h"
 
 namespace nmprof::report {
 
-HeapView heap_view(const profile::Profile& profile, SampleLabels* labels) {
+namespace {
+
+// What tells rows apart: the stack, and with by_context what labels they carry.
+struct RowKey {
+  uint32_t stack, process, context;
+  uint64_t span_id, local_root_span_id;
+  bool operator==(const RowKey&) const = default;
+};
+
+struct RowKeyHash {
+  size_t operator()(const RowKey& k) const {
+    size_t h = std::hash<uint64_t>()(uint64_t{k.stack} << 32 | k.context) ^ (size_t{k.process} << 7);
+    return h ^ std::hash<uint64_t>()(k.span_id * 0x9e3779b97f4a7c15ull + k.local_root_span_id);
+  }
+};
+
+}  // namespace
+
+HeapView heap_view(const profile::Profile& profile, bool by_context) {
   HeapView view;
   view.source = reported_source(profile);
   view.has_live = view.source == profile::AllocationSource::Native && has_live_data(profile);
-  std::unordered_map<uint64_t, uint32_t> row_of;  // by stack and label group
-  auto row = [&](const profile::Allocation& a) -> StackValues& {
-    uint32_t group = labels ? labels->group(a) : 0;
-    auto [it, added] = row_of.try_emplace(uint64_t{a.stack} << 32 | group, static_cast<uint32_t>(view.stacks.size()));
-    if (added) view.stacks.push_back({a.stack, group, {}, {}});
-    return view.stacks[it->second];
-  };
-  for (const auto& a : profile.allocations) {
+  view.by_context = by_context;
+  std::unordered_map<RowKey, uint32_t, RowKeyHash> row_of;
+  const auto& allocations = profile.allocations();
+  for (uint32_t i = 0; i < allocations.size(); i++) {
+    const auto& a = allocations[i];
     if (a.source != view.source) continue;
-    row(a).allocated.add(a);
-    view.allocated.add(a);
-  }
-  if (view.has_live) {
-    for (uint32_t i : live_allocations(profile).allocations) {
-      row(profile.allocations[i]).live.add(profile.allocations[i]);
-      view.live.add(profile.allocations[i]);
-    }
+    RowKey key{a.stack, 0, 0, 0, 0};
+    if (by_context) key = {a.stack, a.process, a.context, a.span_id, a.local_root_span_id};
+    auto [it, added] = row_of.try_emplace(key, static_cast<uint32_t>(view.stacks.size()));
+    if (added) view.stacks.push_back({a.stack, i, {}, {}});
+    StackValues& values = view.stacks[it->second];
+    values.allocated.add(a.allocated);
+    view.allocated.add(a.allocated);
+    if (!view.has_live) continue;
+    values.live.add(a.live);
+    view.live.add(a.live);
   }
   return view;
 }

@@ -6,14 +6,13 @@
 #include <vector>
 
 #include "cli/report/aggregation.h"
-#include "cli/report/sample_labels.h"
 #include "formats/profile/profile.h"
 
 namespace nmprof::report {
 
 struct StackValues {
   uint32_t stack = 0;
-  uint32_t group = 0;  // SampleLabels::group of its allocations; 0 without labels
+  uint32_t origin = 0;  // one of its allocations (index into Profile::allocations()), for its context
   Totals allocated;
   Totals live;  // zero without live data
 };
@@ -21,14 +20,16 @@ struct StackValues {
 struct HeapView {
   profile::AllocationSource source = profile::AllocationSource::Native;
   bool has_live = false;  // the recording tracked frees
+  bool by_context = false;
   std::vector<StackValues> stacks;  // in order of first allocation
   Totals allocated;
   Totals live;
 };
 
 // Over the same samples as the report (native ones when there are any, else the
-// JDK's Java heap samples), one row per stack, or per stack and label group when
-// `labels` is given. Throws ReportError when there are no allocations.
-HeapView heap_view(const profile::Profile& profile, SampleLabels* labels = nullptr);
+// JDK's Java heap samples), one row per stack; with `by_context`, one per stack,
+// process and context (span ids, attributes), as pprof labels tell them apart.
+// Throws ReportError when there are no allocations.
+HeapView heap_view(const profile::Profile& profile, bool by_context = false);
 
 }  // namespace nmprof::report

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "cli/report/frame_names.h"
+#include "cli/report/sample_labels.h"
 
 namespace nmprof::report {
 namespace {
@@ -62,9 +63,10 @@ class Symbols {
   std::unordered_map<std::string, uint64_t> functions_;
 };
 
-std::vector<pprof::Label> labels_of(const SampleLabels* labels, uint32_t group, const Totals& allocated) {
+std::vector<pprof::Label> labels_of(const Profile& profile, const StackValues& s, bool context) {
+  const Totals& allocated = s.allocated;
   std::vector<pprof::Label> out;
-  if (labels) out = labels->labels(group);
+  if (context) out = sample_labels(profile, profile.allocations()[s.origin]);
   // As Go's heap profiles: the mean size of the stack's allocations, for -tagfocus=bytes=...
   if (allocated.count > 0) out.push_back({"bytes", {}, rounded(allocated.bytes / allocated.count), "bytes", true});
   return out;
@@ -90,7 +92,7 @@ void describe(const Profile& profile, const HeapView& view, pprof::Profile& out)
 
 }  // namespace
 
-pprof::Profile to_pprof(const Profile& profile, const HeapView& view, const SampleLabels* labels, bool live_first) {
+pprof::Profile to_pprof(const Profile& profile, const HeapView& view, bool live_first) {
   pprof::Profile out;
   out.sample_types = {{"alloc_objects", "count"}, {"alloc_space", "bytes"}};
   if (view.has_live) out.sample_types.insert(out.sample_types.end(), {{"inuse_objects", "count"}, {"inuse_space", "bytes"}});
@@ -112,7 +114,7 @@ pprof::Profile to_pprof(const Profile& profile, const HeapView& view, const Samp
     }
     sample.values = {rounded(s.allocated.count), rounded(s.allocated.bytes)};
     if (view.has_live) sample.values.insert(sample.values.end(), {rounded(s.live.count), rounded(s.live.bytes)});
-    sample.labels = labels_of(labels, s.group, s.allocated);
+    sample.labels = labels_of(profile, s, view.by_context);
     out.samples.push_back(std::move(sample));
   }
   return out;

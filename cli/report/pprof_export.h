@@ -8,9 +8,8 @@
 
 namespace nmprof::report {
 
-// `view` made with the same `labels` (or none); `live_first`: pprof opens on
-// inuse_space instead of alloc_space.
-pprof::Profile to_pprof(const profile::Profile& profile, const HeapView& view, const SampleLabels* labels,
-                        bool live_first);
+// A view made by_context gives its samples the labels of their context
+// (sample_labels.h); `live_first`: pprof opens on inuse_space instead of alloc_space.
+pprof::Profile to_pprof(const profile::Profile& profile, const HeapView& view, bool live_first);
 
 }  // namespace nmprof::report

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "cli/report/live_set.h"
 #include "cli/report/units.h"
 
 namespace nmprof::report {
@@ -11,18 +10,18 @@ namespace {
 using profile::AllocationSource;
 using profile::Profile;
 
-// The first n rows, each with the age of its live allocations when `live` is given.
+// The first n rows, each with the age of its live samples when `live` is given.
 std::vector<RankedStack> rank(const Profile& profile, const std::vector<StackRow>& rows, size_t n,
-                              const std::vector<uint32_t>* live) {
+                              const std::vector<profile::LiveSample>* live) {
   std::vector<RankedStack> ranked;
   for (size_t i = 0; i < rows.size() && i < n; i++) ranked.push_back({rows[i], std::nullopt});
   if (!live) return ranked;
   std::vector<int> slot_of_stack(profile.stacks().size(), -1);
   for (size_t i = 0; i < ranked.size(); i++) slot_of_stack[ranked[i].row.stack] = static_cast<int>(i);
-  std::vector<std::vector<uint32_t>> members(ranked.size());
-  for (uint32_t a : *live) {
-    int slot = slot_of_stack[profile.allocations[a].stack];
-    if (slot >= 0) members[slot].push_back(a);
+  std::vector<std::vector<profile::LiveSample>> members(ranked.size());
+  for (const auto& sample : *live) {
+    int slot = slot_of_stack[profile.allocations()[sample.allocation].stack];
+    if (slot >= 0) members[slot].push_back(sample);
   }
   for (size_t i = 0; i < ranked.size(); i++) ranked[i].age = age_summary(profile, members[i]);
   return ranked;
@@ -104,31 +103,32 @@ void describe_processes(const Profile& profile, const std::vector<uint32_t>& sel
       std::all_of(intervals.begin(), intervals.end(), [&](uint64_t v) { return v == intervals[0]; }))
     r.sampling_interval = intervals[0];
   for (uint32_t i : selected) {
-    const auto& a = profile.allocations[i];
-    r.processes[a.process].allocated.add(a);
-    r.by_allocator[static_cast<int>(a.allocator)].add(a);
+    const auto& a = profile.allocations()[i];
+    r.processes[a.process].allocated.add(a.allocated);
+    r.by_allocator[static_cast<int>(a.allocator)].add(a.allocated);
     if (!profile.processes[a.process].weighted) r.estimates = false;
   }
   r.statistics = summed_statistics(profile);
 }
 
-void describe_live(const Profile& profile, const LiveSet& live_set, const Aggregate& live_aggregate, Report& r) {
+void describe_live(const Profile& profile, const std::vector<uint32_t>& selected,
+                   const std::vector<profile::LiveSample>& samples, const Aggregate& live_aggregate, Report& r) {
   LiveSummary& live = r.live.emplace();
   live.totals = live_aggregate.totals;
-  live.age = age_summary(profile, live_set.allocations);
+  live.age = age_summary(profile, samples);
   bool agent_counted = std::any_of(r.statistics.begin(), r.statistics.end(),
                                    [](const auto& s) { return s.name == "liveBytes"; });
   if (statistic(r.statistics, "untrackedSamples") > 0 && agent_counted)
     live.lower_bound_bytes =
         std::min(static_cast<double>(statistic(r.statistics, "liveBytes")), live.totals.bytes);
-  live.matched_frees = live_set.matched_frees;
-  live.unmatched_frees = live_set.unmatched_frees;
+  live.matched_frees = profile.matched_frees();
+  live.unmatched_frees = profile.unmatched_frees();
   if (!r.options.live) {  // the short section of an allocation report
-    live.top_stacks = rank(profile, live_aggregate.stacks, kLiveSectionStacks, &live_set.allocations);
+    live.top_stacks = rank(profile, live_aggregate.stacks, kLiveSectionStacks, &samples);
     live.top_stacks_share = share(live.top_stacks, live.totals.bytes);
   }
   for (auto& p : r.processes) p.live.emplace();
-  for (uint32_t i : live_set.allocations) r.processes[profile.allocations[i].process].live->add(profile.allocations[i]);
+  for (uint32_t i : selected) r.processes[profile.allocations()[i].process].live->add(profile.allocations()[i].live);
 }
 
 }  // namespace
@@ -154,14 +154,15 @@ std::optional<std::string> parse_by(const std::string& text, ReportOptions& opti
 }
 
 bool has_live_data(const Profile& profile) {
-  return !profile.frees.empty() || std::any_of(profile.processes.begin(), profile.processes.end(),
+  return profile.matched_frees() + profile.unmatched_frees() > 0 || std::any_of(profile.processes.begin(), profile.processes.end(),
                                                [](const auto& p) { return p.live_tracking(); });
 }
 
 AllocationSource reported_source(const Profile& profile) {
-  if (profile.allocations.empty())
+  const auto& allocations = profile.allocations();
+  if (allocations.empty())
     throw ReportError("no allocation events (profiler.Malloc or jdk.ObjectAllocationSample)");
-  bool has_native = std::any_of(profile.allocations.begin(), profile.allocations.end(),
+  bool has_native = std::any_of(allocations.begin(), allocations.end(),
                                 [](const auto& a) { return a.source == AllocationSource::Native; });
   return has_native ? AllocationSource::Native : AllocationSource::JavaHeap;
 }
@@ -181,9 +182,9 @@ Report build_report(const Profile& profile, const ReportOptions& options) {
   r.source = reported_source(profile);
   bool has_native = r.source == AllocationSource::Native;
   std::vector<uint32_t> selected;
-  for (uint32_t i = 0; i < profile.allocations.size(); i++)
-    if (profile.allocations[i].source == r.source && matches(profile, profile.allocations[i], options.filters))
-      selected.push_back(i);
+  const auto& allocations = profile.allocations();
+  for (uint32_t i = 0; i < allocations.size(); i++)
+    if (allocations[i].source == r.source && matches(profile, allocations[i], options.filters)) selected.push_back(i);
   if (selected.empty()) throw ReportError("no samples match " + filters_text(options.filters));
   if (options.by == ReportOptions::By::Context && options.context.kind == ContextKey::Kind::Attribute &&
       std::find(profile.context_attributes.begin(), profile.context_attributes.end(), options.context.attribute) ==
@@ -196,30 +197,31 @@ Report build_report(const Profile& profile, const ReportOptions& options) {
   if (options.live) check_live_view(profile);
 
   describe_processes(profile, selected, r);
-  Aggregate allocated = aggregate(profile, selected);
+  Aggregate allocated = aggregate(profile, selected, false);
   r.allocated = allocated.totals;
-  LiveSet live_set;
+  std::vector<profile::LiveSample> live_samples;
   Aggregate live_aggregate;
   if (live_data) {
-    live_set = live_allocations(profile);
-    std::erase_if(live_set.allocations,
-                  [&](uint32_t i) { return !matches(profile, profile.allocations[i], options.filters); });
-    live_aggregate = aggregate(profile, live_set.allocations);
-    describe_live(profile, live_set, live_aggregate, r);
+    live_samples = profile.live_samples();
+    std::erase_if(live_samples, [&](const profile::LiveSample& s) {
+      return !matches(profile, allocations[s.allocation], options.filters);
+    });
+    live_aggregate = aggregate(profile, selected, true);
+    describe_live(profile, selected, live_samples, live_aggregate, r);
   }
 
-  r.timeline = timeline(profile, selected, live_data ? &live_set : nullptr, r.start_nanos, r.end_nanos, kTimelineBins);
+  r.timeline = timeline(profile.time_series(), live_data, r.start_nanos, r.end_nanos, kTimelineBins);
 
   const Aggregate& view = options.live ? live_aggregate : allocated;
   r.view_totals = view.totals;
   r.stack_count = view.stacks.size();
   r.function_count = view.functions.size();
   if (options.by == ReportOptions::By::Stack) {
-    r.stacks = rank(profile, view.stacks, options.top, options.live ? &live_set.allocations : nullptr);
+    r.stacks = rank(profile, view.stacks, options.top, options.live ? &live_samples : nullptr);
     r.stacks_share = share(r.stacks, view.totals.bytes);
   }
   if (options.by == ReportOptions::By::Context) {
-    r.contexts = by_context(profile, options.live ? live_set.allocations : selected, options.context);
+    r.contexts = by_context(profile, selected, options.context, options.live);
     r.context_count = r.contexts.size();
     if (r.contexts.size() > options.top) r.contexts.resize(options.top);
     double bytes = 0;

@@ -46,6 +46,7 @@ struct ReportOptions {
   bool wide = false;                    // --wide: never shorten names
   size_t depth = 8;                     // frames shown per stack in text; 0: all (--depth)
   bool colour = false;                  // ANSI colour in text: on a terminal, unless NO_COLOR
+  bool quiet = false;                  // no progress line while reading
 };
 
 // Reads --by: stack, function, span, local-root-span or attribute:NAME. Returns an

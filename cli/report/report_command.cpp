@@ -13,6 +13,7 @@
 #include "cli/report/json_report.h"
 #include "cli/report/output_file.h"
 #include "cli/report/pprof_export.h"
+#include "cli/report/progress_line.h"
 #include "cli/report/text_layout.h"
 #include "cli/report/terminal.h"
 #include "cli/report/text_report.h"
@@ -37,7 +38,7 @@ void write_profile(const profile::Profile& profile, const ReportOptions& options
   switch (format) {
     case Format::Pprof: {
       if (options.live) check_live_view(profile);
-      std::string bytes = pprof::encode(to_pprof(profile, heap_view(profile), nullptr, options.live));
+      std::string bytes = pprof::encode(to_pprof(profile, heap_view(profile, true), options.live));
       out << pprof::gzip(bytes);
       return;
     }
@@ -57,8 +58,7 @@ void write_profile(const profile::Profile& profile, const ReportOptions& options
 
 Diff write_diff(const profile::Profile& base, const profile::Profile& now, const ReportOptions& options, Format format,
                 std::ostream& out) {
-  if (format == Format::Pprof || format == Format::Html)
-    throw ReportError("--diff writes text, json or collapsed, not pprof or html");
+  if (format == Format::Pprof) throw ReportError("--diff writes text, json, collapsed or html, not pprof");
   Diff diff = diff_profiles(base, now, options.live);
   diff.base_file = options.diff_base;
   diff.new_file = options.file;
@@ -66,6 +66,8 @@ Diff write_diff(const profile::Profile& base, const profile::Profile& now, const
     write_diff_json(diff, options.top, out);
   else if (format == Format::Collapsed)
     write_diff_collapsed(diff, options.value, out);
+  else if (format == Format::Html)
+    write_diff_flame_graph(diff, out);
   else
     write_diff_text(diff, options.top, options.width, out);
   return diff;
@@ -73,10 +75,16 @@ Diff write_diff(const profile::Profile& base, const profile::Profile& now, const
 
 // The profile as reported: the samples the options select, their stacks simplified.
 profile::Profile read_reported(const std::string& file, const SampleFilter& filter,
-                               const profile::StackSimplification& stacks, std::ostream& err) {
-  profile::Profile profile = profile::read_profile(file);
+                               const std::vector<ContextFilter>& tags, const profile::StackSimplification& stacks,
+                               bool quiet, std::ostream& err) {
+  SampleSelection selection(filter, tags);
+  profile::Profile profile;
+  {
+    ProgressLine progress(err, file, !quiet);
+    profile = profile::read_profile(file, progress.callback(), &selection);
+  }
   for (const auto& w : profile.warnings) err << "nmprof report: warning: " << file << ": " << w << "\n";
-  filter_samples(profile, filter);
+  selection.finish(profile);
   profile::simplify_stacks(profile, stacks);
   return profile;
 }
@@ -122,7 +130,8 @@ int run_report(const ReportOptions& given, std::ostream& out, std::ostream& err)
     std::optional<OutputFile> file;
     if (!options.output.empty()) file.emplace(options.output);
     std::ostream& sink = file ? file->stream() : out;
-    profile::Profile profile = read_reported(options.file, options.samples, options.stacks, err);
+    profile::Profile profile =
+        read_reported(options.file, options.samples, options.filters, options.stacks, options.quiet, err);
     std::optional<std::string> gate_failure;
     if (options.diff_base.empty()) {
       write_profile(profile, options, format, sink);
@@ -130,7 +139,8 @@ int run_report(const ReportOptions& given, std::ostream& out, std::ostream& err)
       current = options.diff_base;
       SampleFilter base_filter = options.samples;
       base_filter.pids.clear();  // the earlier run had other pids
-      profile::Profile base = read_reported(options.diff_base, base_filter, options.stacks, err);
+      profile::Profile base =
+          read_reported(options.diff_base, base_filter, options.filters, options.stacks, options.quiet, err);
       current = options.file;
       Diff diff = write_diff(base, profile, options, format, sink);
       if (options.gate.max_growth) gate_failure = growth_gate_failure(diff, *options.gate.max_growth);

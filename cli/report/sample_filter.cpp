@@ -19,67 +19,30 @@ std::vector<std::regex> compiled(const std::vector<std::string>& patterns) {
   return regexes;
 }
 
-// Per stack: whether one of its frames matches one of the regexes (memoized by frame).
-class StackMatcher {
- public:
-  StackMatcher(const Profile& profile, const std::vector<std::string>& patterns)
-      : profile_(profile), regexes_(compiled(patterns)), frames_(profile.frames().size(), -1),
-        stacks_(profile.stacks().size(), -1) {}
-
-  bool matches(uint32_t stack) {
-    int8_t& known = stacks_[stack];
-    if (known < 0) {
-      const auto& frames = profile_.stacks()[stack].frames;
-      known = std::any_of(frames.begin(), frames.end(), [this](uint32_t f) { return frame_matches(f); }) ? 1 : 0;
-    }
-    return known == 1;
-  }
-
- private:
-  bool frame_matches(uint32_t frame) {
-    int8_t& known = frames_[frame];
-    if (known < 0) {
-      std::string name = profile::fold_name(profile_.frames()[frame]);
-      known = std::any_of(regexes_.begin(), regexes_.end(),
-                          [&name](const std::regex& r) { return std::regex_search(name, r); })
-                  ? 1
-                  : 0;
-    }
-    return known == 1;
-  }
-
-  const Profile& profile_;
-  std::vector<std::regex> regexes_;
-  std::vector<int8_t> frames_, stacks_;
-};
-
-// The processes the filter keeps (all when it names none).
-std::vector<bool> selected_processes(const Profile& profile, const SampleFilter& filter) {
-  std::vector<bool> keep(profile.processes.size(), filter.pids.empty());
-  for (int64_t pid : filter.pids) {
-    bool found = false;
-    for (size_t i = 0; i < profile.processes.size(); i++)
-      if (profile.processes[i].pid == pid) keep[i] = found = true;
-    if (!found) {
-      std::string pids;
-      for (const auto& p : profile.processes) pids += (pids.empty() ? "" : ", ") + std::to_string(p.pid);
-      throw ReportError("no process " + std::to_string(pid) + " in the recording (it has " + pids + ")");
-    }
-  }
-  return keep;
+// The memo entry of `id`, grown as the profile adds frames, stacks and threads.
+int8_t& memo(std::vector<int8_t>& known, uint32_t id) {
+  if (id >= known.size()) known.resize(id + 1, -1);
+  return known[id];
 }
 
-std::vector<bool> selected_threads(const Profile& profile, const SampleFilter& filter) {
-  std::vector<bool> keep(profile.threads().size(), filter.threads.empty());
-  for (const auto& wanted : filter.threads) {
-    bool found = false;
-    for (size_t i = 0; i < profile.threads().size(); i++) {
-      const auto& t = profile.threads()[i];
-      if (t.name == wanted || std::to_string(t.os_thread_id) == wanted) keep[i] = found = true;
-    }
-    if (!found) throw ReportError("no thread named or numbered '" + wanted + "' in the recording");
+// Whether --thread `wanted` names the thread (by name or OS thread id).
+bool names(const profile::Thread& t, const std::string& wanted) {
+  return t.name == wanted || std::to_string(t.os_thread_id) == wanted;
+}
+
+// Throws when a --pid or --thread names nothing in the recording.
+void check_named(const Profile& profile, const SampleFilter& filter) {
+  for (int64_t pid : filter.pids) {
+    if (std::any_of(profile.processes.begin(), profile.processes.end(), [pid](const auto& p) { return p.pid == pid; }))
+      continue;
+    std::string pids;
+    for (const auto& p : profile.processes) pids += (pids.empty() ? "" : ", ") + std::to_string(p.pid);
+    throw ReportError("no process " + std::to_string(pid) + " in the recording (it has " + pids + ")");
   }
-  return keep;
+  for (const auto& wanted : filter.threads)
+    if (std::none_of(profile.threads().begin(), profile.threads().end(),
+                     [&wanted](const auto& t) { return names(t, wanted); }))
+      throw ReportError("no thread named or numbered '" + wanted + "' in the recording");
 }
 
 int64_t recording_start(const Profile& profile) {
@@ -119,26 +82,77 @@ std::string filter_text(const SampleFilter& f) {
   return text;
 }
 
-void filter_samples(Profile& profile, const SampleFilter& filter) {
-  if (filter.empty()) return;
-  std::vector<bool> processes = selected_processes(profile, filter);
-  std::vector<bool> threads = selected_threads(profile, filter);
+SampleSelection::StackMatcher::StackMatcher(const std::vector<std::string>& patterns) : regexes_(compiled(patterns)) {}
+
+bool SampleSelection::StackMatcher::matches(const Profile& profile, uint32_t stack) {
+  int8_t& known = memo(stacks_, stack);
+  if (known < 0) {
+    const auto& frames = profile.stacks()[stack].frames;
+    known = std::any_of(frames.begin(), frames.end(), [&](uint32_t f) { return frame_matches(profile, f); }) ? 1 : 0;
+  }
+  return known == 1;
+}
+
+bool SampleSelection::StackMatcher::frame_matches(const Profile& profile, uint32_t frame) {
+  int8_t& known = memo(frames_, frame);
+  if (known < 0) {
+    std::string name = profile::fold_name(profile.frames()[frame]);
+    known = std::any_of(regexes_.begin(), regexes_.end(),
+                        [&name](const std::regex& r) { return std::regex_search(name, r); })
+                ? 1
+                : 0;
+  }
+  return known == 1;
+}
+
+SampleSelection::SampleSelection(const SampleFilter& filter, const std::vector<ContextFilter>& tags)
+    : filter_(filter), tags_(tags), included_(filter.include), excluded_(filter.exclude) {}
+
+bool SampleSelection::thread_selected(const Profile& profile, uint32_t thread) {
+  if (filter_.threads.empty()) return true;
+  int8_t& known = memo(threads_, thread);
+  if (known < 0) {
+    const auto& t = profile.threads()[thread];
+    known = std::any_of(filter_.threads.begin(), filter_.threads.end(),
+                        [&t](const std::string& wanted) { return names(t, wanted); });
+  }
+  return known == 1;
+}
+
+std::pair<int64_t, int64_t> SampleSelection::window(const Profile& profile) const {
+  if (!filter_.from_nanos && !filter_.to_nanos) return {INT64_MIN, INT64_MAX};
   int64_t start = recording_start(profile);
-  int64_t from = filter.from_nanos ? start + *filter.from_nanos : INT64_MIN;
-  int64_t to = filter.to_nanos ? start + *filter.to_nanos : INT64_MAX;
-  StackMatcher included(profile, filter.include), excluded(profile, filter.exclude);
-  std::erase_if(profile.allocations, [&](const profile::Allocation& a) {
-    return !processes[a.process] || !threads[a.thread] || a.time_nanos < from || a.time_nanos > to ||
-           (!filter.include.empty() && !included.matches(a.stack)) ||
-           (!filter.exclude.empty() && excluded.matches(a.stack));
-  });
-  std::erase_if(profile.frees, [&](const profile::Free& f) { return !processes[f.process] || f.time_nanos > to; });
+  return {filter_.from_nanos ? start + *filter_.from_nanos : INT64_MIN,
+          filter_.to_nanos ? start + *filter_.to_nanos : INT64_MAX};
+}
+
+bool SampleSelection::keeps(const Profile& profile, const profile::Sample& sample) {
+  if (!filter_.pids.empty() &&
+      std::find(filter_.pids.begin(), filter_.pids.end(), profile.processes[sample.process].pid) == filter_.pids.end())
+    return false;
+  auto [from, to] = window(profile);
+  return sample.time_nanos >= from && sample.time_nanos <= to && thread_selected(profile, sample.thread) &&
+         (!included_.any() || included_.matches(profile, sample.stack)) &&
+         !(excluded_.any() && excluded_.matches(profile, sample.stack)) && matches(profile, sample, tags_);
+}
+
+bool SampleSelection::keeps_free(const Profile& profile, uint32_t, int64_t time_nanos) {
+  return time_nanos <= window(profile).second;
+}
+
+void SampleSelection::finish(Profile& profile) const {
+  check_named(profile, filter_);
+  auto [from, to] = window(profile);
   // The recording now spans --from to --to: durations, ages and quarters are of that window.
   for (auto& p : profile.processes) {
     p.start_nanos = std::max(p.start_nanos, from);
     p.end_nanos = std::max(p.start_nanos, std::min(p.end_nanos, to));
   }
-  if (profile.allocations.empty()) throw ReportError("no samples match " + filter_text(filter));
+  if (profile.allocations().empty() && !(filter_.empty() && tags_.empty())) {
+    std::string text = filter_text(filter_);
+    if (!tags_.empty()) text += (text.empty() ? "" : ", ") + filters_text(tags_);
+    throw ReportError("no samples match " + text);
+  }
 }
 
 }  // namespace nmprof::report

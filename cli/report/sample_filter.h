@@ -1,16 +1,21 @@
 // Which samples a report looks at beyond --tag: some processes of a multi-process
 // recording (--pid), some threads (--thread), a time range (--from/--to, from the
 // start of the recording), and stacks through (--include) or not through (--exclude)
-// frames matching a regex. It removes the others from the profile, so every output
-// format (text, JSON, pprof, collapsed, HTML) shows the same selection.
+// frames matching a regex. The selection is made while the recording is read (the
+// profile keeps sums, not samples), so every output format (text, JSON, pprof,
+// collapsed, HTML) and the timeline show the same selection.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <regex>
+#include <utility>
 #include <string>
 #include <vector>
 
+#include "cli/report/context_rows.h"
 #include "formats/profile/profile.h"
+#include "formats/profile/sample_selector.h"
 
 namespace nmprof::report {
 
@@ -29,10 +34,41 @@ std::optional<int64_t> parse_offset(const std::string& text);
 // "pid 12, thread worker, from 10 s to 20 s, through 'parse', not through 'test_'".
 std::string filter_text(const SampleFilter& filter);
 
-// Drops the allocations the filter does not select, and the frees that cannot matter
-// to them: those of other processes, and those after --to (so the live view is what
-// was live at --to). Throws ReportError when a thread or pid names nothing in the
-// recording, std::regex_error for a bad regex.
-void filter_samples(profile::Profile& profile, const SampleFilter& filter);
+// Takes in the samples the filter and the --tag filters select, and the frees that
+// can matter to them: not those after --to (so the live view is what was live at
+// --to). Throws std::regex_error for a bad regex.
+class SampleSelection : public profile::SampleSelector {
+ public:
+  SampleSelection(const SampleFilter& filter, const std::vector<ContextFilter>& tags);
+  bool keeps(const profile::Profile& profile, const profile::Sample& sample) override;
+  bool keeps_free(const profile::Profile& profile, uint32_t process, int64_t time_nanos) override;
+
+  // Once the recording is read: narrows the processes' spans to the time window.
+  // Throws ReportError when a thread or pid names nothing in the recording, or when
+  // nothing was selected.
+  void finish(profile::Profile& profile) const;
+
+ private:
+  class StackMatcher {
+   public:
+    explicit StackMatcher(const std::vector<std::string>& patterns);
+    bool any() const { return !regexes_.empty(); }
+    bool matches(const profile::Profile& profile, uint32_t stack);
+
+   private:
+    bool frame_matches(const profile::Profile& profile, uint32_t frame);
+    std::vector<std::regex> regexes_;
+    std::vector<int8_t> frames_, stacks_;  // memo: -1 unknown, 0 no, 1 yes
+  };
+
+  bool thread_selected(const profile::Profile& profile, uint32_t thread);
+  // [from, to] in ns since the Unix epoch, from the start of the recording so far.
+  std::pair<int64_t, int64_t> window(const profile::Profile& profile) const;
+
+  SampleFilter filter_;
+  std::vector<ContextFilter> tags_;
+  StackMatcher included_, excluded_;
+  std::vector<int8_t> threads_;  // memo, as for stacks
+};
 
 }  // namespace nmprof::report

@@ -1,10 +1,9 @@
-// The hook for labels in outputs that have them (pprof): how the samples of one
-// stack are told apart (a group per allocation, e.g. by span or by context
-// attributes) and which labels each group carries. Without one, each stack is one
-// group with no labels of its own.
+// The labels pprof samples carry: the recording's static tags (--tag) and the
+// context of the thread that allocated (nmprof.h): span ids as numeric labels
+// "span_id" and "local_root_span_id", context attributes as string labels named as
+// declared. What is unset is left out, so `go tool pprof -tags` shows only real values.
 #pragma once
 
-#include <cstdint>
 #include <vector>
 
 #include "formats/pprof/pprof_profile.h"
@@ -12,12 +11,6 @@
 
 namespace nmprof::report {
 
-class SampleLabels {
- public:
-  virtual ~SampleLabels() = default;
-  // Allocations of one stack in different groups become different samples.
-  virtual uint32_t group(const profile::Allocation& allocation) = 0;
-  virtual std::vector<pprof::Label> labels(uint32_t group) const = 0;
-};
+std::vector<pprof::Label> sample_labels(const profile::Profile& profile, const profile::Allocation& origin);
 
 }  // namespace nmprof::report

@@ -6,38 +6,37 @@
 
 namespace nmprof::report {
 
-std::optional<Timeline> timeline(const profile::Profile& profile, std::span<const uint32_t> allocations,
-                                 const LiveSet* live, int64_t start_nanos, int64_t end_nanos, size_t bins) {
-  if (end_nanos <= start_nanos || bins == 0 || allocations.empty()) return std::nullopt;
+std::optional<Timeline> timeline(const profile::TimeSeries& series, bool live, int64_t start_nanos,
+                                 int64_t end_nanos, size_t bins) {
+  if (end_nanos <= start_nanos || bins == 0 || series.empty()) return std::nullopt;
   Timeline t;
   t.start_nanos = start_nanos;
   t.bin_nanos = std::max<int64_t>((end_nanos - start_nanos + static_cast<int64_t>(bins) - 1) / static_cast<int64_t>(bins), 1);
   t.allocated_bytes.assign(bins, 0);
+  if (live) t.live_bytes.assign(bins, 0);
   auto bin_of = [&](int64_t time) {
     return std::min(static_cast<size_t>(std::max<int64_t>(time - start_nanos, 0) / t.bin_nanos), bins - 1);
   };
-  std::vector<std::pair<int64_t, double>> changes;  // time, change of live bytes
-  for (uint32_t i : allocations) {
-    const auto& a = profile.allocations[i];
-    t.allocated_bytes[bin_of(a.time_nanos)] += a.estimated_bytes();
-    if (!live) continue;
-    changes.emplace_back(a.time_nanos, a.estimated_bytes());
-    if (live->freed_at[i] != kNeverFreed) changes.emplace_back(live->freed_at[i], -a.estimated_bytes());
-  }
-  if (!live) return t;
-  std::sort(changes.begin(), changes.end());  // at equal times frees (negative) come first
-  t.live_bytes.assign(bins, 0);
+  // Each bin of the series goes where its latest sample was taken (where it starts when
+  // it has none); live bytes are summed in time order.
   double now = 0;
   size_t next_bin = 0;
-  for (const auto& [time, change] : changes) {
-    for (size_t b = bin_of(time); next_bin < b; next_bin++) t.live_bytes[next_bin] = now;
-    now += change;
-    if (now > t.peak_live_bytes) {
-      t.peak_live_bytes = now;
-      t.peak_live_nanos = std::max<int64_t>(time - start_nanos, 0);
+  for (size_t i = 0; i < series.bins().size(); i++) {
+    const auto& b = series.bins()[i];
+    int64_t begins = series.start_nanos() + static_cast<int64_t>(i) * series.bin_nanos();
+    int64_t when = b.last_allocation != INT64_MIN ? b.last_allocation : begins;
+    size_t bin = bin_of(when);
+    t.allocated_bytes[bin] += b.allocated;
+    if (!live || (b.live_change == 0 && b.peak_rise == 0)) continue;
+    for (; next_bin < bin; next_bin++) t.live_bytes[next_bin] = now;
+    if (now + b.peak_rise > t.peak_live_bytes) {
+      t.peak_live_bytes = now + b.peak_rise;
+      t.peak_live_nanos = std::max<int64_t>(when - start_nanos, 0);
     }
+    now += b.live_change;
   }
-  for (; next_bin < bins; next_bin++) t.live_bytes[next_bin] = now;
+  if (live)
+    for (; next_bin < bins; next_bin++) t.live_bytes[next_bin] = now;
   return t;
 }
 

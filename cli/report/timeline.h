@@ -1,16 +1,17 @@
 // The recording over time, as heaptrack's charts and memray's temporal view show it:
 // bytes allocated per time bin (the allocation rate), estimated live bytes at the end
-// of each bin, and the peak of live bytes with when it happened. Computed from the
-// samples and their frees, so it follows the report's filters.
+// of each bin, and the peak of live bytes with when it happened. Made from the
+// profile's TimeSeries (filled while the recording was read, so it follows the
+// report's filters); the peak is as fine as that series' bins.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
-#include "cli/report/live_set.h"
-#include "formats/profile/profile.h"
+#include "formats/profile/time_series.h"
 
 namespace nmprof::report {
 
@@ -23,10 +24,10 @@ struct Timeline {
   int64_t peak_live_nanos = 0;  // since start_nanos
 };
 
-// `bins` equal bins over [start, end]. `live` (when the recording tracked frees) gives
-// each allocation's free time. Nothing when the span is empty.
-std::optional<Timeline> timeline(const profile::Profile& profile, std::span<const uint32_t> allocations,
-                                 const LiveSet* live, int64_t start_nanos, int64_t end_nanos, size_t bins);
+// `bins` equal bins over [start, end]; live bytes only when `live` (the recording
+// tracked frees). Nothing when the span or the series is empty.
+std::optional<Timeline> timeline(const profile::TimeSeries& series, bool live, int64_t start_nanos,
+                                 int64_t end_nanos, size_t bins);
 
 // "▁▂▄█" scaled to the largest value, in at most `columns` characters (neighbouring
 // values averaged when there are more).

@@ -35,7 +35,7 @@ enum MallocSlot {
   kMallocRootSpan,
   kMallocSlots
 };
-enum FreeSlot { kFreeTime, kFreeThread, kFreeAddress, kFreeSlots };
+enum FreeSlot { kFreeTime, kFreeAddress, kFreeSlots };
 enum JavaSlot { kJavaTime, kJavaThread, kJavaStack, kJavaWeight, kJavaSlots };
 
 // The counters of an nmprof.Statistics event, whatever fields this version has.
@@ -61,8 +61,13 @@ class ProfileBuilder {
 
   void add(const Chunk& chunk) {
     uint32_t process = process_index(describe(chunk));
+    reading_samples_ = true;
     read_samples(chunk, process);
+    reading_samples_ = false;
   }
+  // Whether the pass over the chunk's events now is the one that reads the samples
+  // (the last and longest one).
+  bool reading_samples() const { return reading_samples_; }
 
   // Build ids of the module files, for outputs that name them (pprof mappings).
   void finish() {
@@ -178,7 +183,7 @@ class ProfileBuilder {
       attributes = context_attributes(*malloc_type, malloc_fields);
       mallocs = FieldBinding(*malloc_type, malloc_fields);
     }
-    if (free_type) frees = FieldBinding(*free_type, {"startTime", "eventThread", "address"});
+    if (free_type) frees = FieldBinding(*free_type, {"startTime", "address"});
     if (java_type) java_samples = FieldBinding(*java_type, {"startTime", "eventThread", "stackTrace", "weight"});
     // async-profiler's profiler.Malloc has no weight: each sample counts once.
     bool weighted = !malloc_type || mallocs.has(kMallocWeight);
@@ -214,7 +219,7 @@ class ProfileBuilder {
       const Type* type = &e.type();
       if (type == malloc_type) {
         e.read(mallocs, slots);
-        Allocation a;
+        Sample a;
         a.time_nanos = header.ticks_to_nanos(slots[kMallocTime].integer());
         a.thread = thread(slots[kMallocThread]);
         a.stack = stacks.stack(slots[kMallocStack]);
@@ -232,25 +237,24 @@ class ProfileBuilder {
           a.context = profile_.add_context(context);
         }
         a.process = process;
-        profile_.allocations.push_back(a);
+        profile_.add_allocation(a);
         last_event = std::max(last_event, a.time_nanos);
       } else if (type == free_type) {
         e.read(frees, {slots.data(), kFreeSlots});
-        Free f{header.ticks_to_nanos(slots[kFreeTime].integer()), static_cast<uint64_t>(slots[kFreeAddress].integer()),
-               process, thread(slots[kFreeThread])};
-        profile_.frees.push_back(f);
-        last_event = std::max(last_event, f.time_nanos);
+        int64_t time = header.ticks_to_nanos(slots[kFreeTime].integer());
+        profile_.add_free(process, time, static_cast<uint64_t>(slots[kFreeAddress].integer()));
+        last_event = std::max(last_event, time);
       } else if (type == java_type) {
         e.read(java_samples, {slots.data(), kJavaSlots});
         // The JDK's weight is the bytes the sample stands for; there is no count estimate.
-        Allocation a;
+        Sample a;
         a.time_nanos = header.ticks_to_nanos(slots[kJavaTime].integer());
         a.thread = thread(slots[kJavaThread]);
         a.stack = stacks.stack(slots[kJavaStack]);
         a.size = static_cast<uint64_t>(std::max<int64_t>(slots[kJavaWeight].integer(), 0));
         a.process = process;
         a.source = AllocationSource::JavaHeap;
-        profile_.allocations.push_back(a);
+        profile_.add_allocation(a);
         last_event = std::max(last_event, a.time_nanos);
       }
     });
@@ -258,24 +262,36 @@ class ProfileBuilder {
   }
 
   Profile& profile_;
+  bool reading_samples_ = false;
   SourceLines source_lines_;  // shared by all chunks: each file's line table is read once
 };
 
-}  // namespace
 
-Profile build_profile(std::span<const uint8_t> recording_bytes) {
-  jfr::Recording recording(recording_bytes);
+Profile build(std::span<const uint8_t> recording_bytes, const jfr::MappedFile* file, const ReadProgress& progress,
+              SampleSelector* selector) {
   Profile profile;
+  profile.set_selector(selector);
   ProfileBuilder builder(profile);
+  auto observer = [&](size_t offset) {
+    if (file) file->release_before(offset);
+    if (progress && builder.reading_samples())
+      progress(static_cast<double>(offset) / static_cast<double>(recording_bytes.size()));
+  };
+  jfr::Recording recording(recording_bytes, observer);
   recording.for_each_chunk([&](const Chunk& chunk) { builder.add(chunk); });
   builder.finish();
   profile.warnings = recording.warnings();
+  profile.set_selector(nullptr);
   return profile;
 }
 
-Profile read_profile(const std::string& path) {
+}  // namespace
+
+Profile build_profile(std::span<const uint8_t> recording_bytes) { return build(recording_bytes, nullptr, {}, nullptr); }
+
+Profile read_profile(const std::string& path, const ReadProgress& progress, SampleSelector* selector) {
   jfr::MappedFile file(path);
-  return build_profile(file.bytes());
+  return build(file.bytes(), &file, progress, selector);
 }
 
 }  // namespace nmprof::profile

@@ -4,17 +4,25 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 
 #include "formats/profile/profile.h"
+#include "formats/profile/sample_selector.h"
 
 namespace nmprof::profile {
 
 // Throws jfr::FormatError when the bytes are not a readable JFR recording; damage
 // that still lets reading go on ends up in Profile::warnings.
 Profile build_profile(std::span<const uint8_t> recording);
+// Told how far reading its events has come, as a share of the file (0 to 1).
+using ReadProgress = std::function<void(double share)>;
+
 // The same for a file; also throws std::system_error when it cannot be opened.
-Profile read_profile(const std::string& path);
+// Memory stays bounded however long the recording: pages of the file already read
+// are let go, and samples are summed as they are read. `selector`, when given, chooses
+// the samples and frees taken in while they are read.
+Profile read_profile(const std::string& path, const ReadProgress& progress = {}, SampleSelector* selector = nullptr);
 
 }  // namespace nmprof::profile

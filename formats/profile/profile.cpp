@@ -1,7 +1,10 @@
 #include "formats/profile/profile.h"
 
+#include <algorithm>
 #include <charconv>
 #include <functional>
+
+#include "formats/profile/sample_selector.h"
 
 namespace nmprof::profile {
 namespace {
@@ -86,6 +89,15 @@ size_t Profile::Hash::operator()(const Thread& t) const {
   return combine(h, std::hash<std::string>()(t.name));
 }
 
+size_t Profile::Hash::operator()(const SampleOrigin& o) const {
+  size_t h = combine(o.process, o.thread);
+  h = combine(h, o.stack);
+  h = combine(h, static_cast<size_t>(o.source) << 8 | static_cast<size_t>(o.allocator));
+  h = combine(h, o.context);
+  h = combine(h, static_cast<size_t>(o.span_id));
+  return combine(h, static_cast<size_t>(o.local_root_span_id));
+}
+
 size_t Profile::Hash::operator()(const Context& c) const {
   size_t h = c.values.size();
   for (const auto& v : c.values) h = combine(h, std::hash<std::string>()(v));
@@ -104,6 +116,52 @@ const std::string& Profile::attribute(uint32_t context, std::string_view name) c
   for (size_t i = 0; i < context_attributes.size() && i < values.size(); i++)
     if (context_attributes[i] == name) return values[i];
   return kNone;
+}
+
+void Totals::remove(const Totals& t) {
+  samples -= std::min(samples, t.samples);
+  bytes = samples ? bytes - t.bytes : 0;
+  count = samples ? count - t.count : 0;
+}
+
+uint32_t Profile::add_allocation(const Sample& sample) {
+  if (selector_ && !selector_->keeps(*this, sample)) return kNotKept;
+  const SampleOrigin& origin = sample;
+  auto [it, added] = allocation_ids_.try_emplace(origin, static_cast<uint32_t>(allocations_.size()));
+  if (added) allocations_.push_back({origin, {}, {}});
+  Allocation& a = allocations_[it->second];
+  Totals totals = sample.totals();
+  a.allocated.add(totals);
+  bool live = sample.source == AllocationSource::Native &&
+              live_.allocated(sample.process, sample.address, {it->second, sample.weight, sample.time_nanos, sample.size});
+  if (live) a.live.add(totals);
+  time_series_.allocated(sample.time_nanos, totals.bytes, live);
+  return it->second;
+}
+
+void Profile::add_free(uint32_t process, int64_t time_nanos, uint64_t address) {
+  if (selector_ && !selector_->keeps_free(*this, process, time_nanos)) return;
+  if (auto block = live_.freed(process, address, time_nanos)) {
+    Totals freed = sample_totals(block->size, block->weight);
+    allocations_[block->allocation].live.remove(freed);
+    time_series_.freed(time_nanos, freed.bytes);
+  }
+}
+
+void Profile::map_stacks(const std::function<uint32_t(uint32_t)>& new_stack) {
+  for (auto& a : allocations_) a.stack = new_stack(a.stack);
+  allocation_ids_.clear();  // origins changed: later samples start new sums
+}
+
+std::vector<LiveSample> Profile::live_samples() const {
+  std::vector<LiveSample> live;
+  live_.for_each_live([&](const LiveTracker::Block& b) {
+    live.push_back({b.allocation, b.time_nanos, sample_totals(b.size, b.weight)});
+  });
+  std::sort(live.begin(), live.end(), [](const LiveSample& x, const LiveSample& y) {
+    return x.time_nanos != y.time_nanos ? x.time_nanos < y.time_nanos : x.allocation < y.allocation;
+  });
+  return live;
 }
 
 uint32_t Profile::add_frame(const Frame& frame) { return intern(frame, frames_, frame_ids_); }

@@ -1,15 +1,20 @@
 // nmprof's in-memory profile: the processes of a recording, their sampled
-// allocations and frees, and the stacks those were made from. Frames and stacks are
-// deduplicated by content, so equal stacks from different chunks share one id.
+// allocations summed by origin (stack, thread, context), what is live at the end,
+// and the stacks. Frames and stacks are deduplicated by content, so equal stacks
+// from different chunks share one id.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
+
+#include "formats/profile/live_tracker.h"
+#include "formats/profile/time_series.h"
 
 namespace nmprof::profile {
 
@@ -102,12 +107,29 @@ constexpr int kAllocatorCount = 2;
 // "libc", "ZendMM".
 const char* allocator_name(Allocator allocator);
 
-struct Allocation {
-  int64_t time_nanos = 0;
-  uint64_t address = 0;
-  uint64_t size = 0;
-  // Allocations this sample stands for (1/P(sampled)); size * weight estimates bytes.
-  float weight = 1;
+// Estimates over samples: bytes = sum of weight * size, count = sum of weight.
+struct Totals {
+  uint64_t samples = 0;
+  double bytes = 0;
+  double count = 0;
+
+  void add(const Totals& t) {
+    samples += t.samples;
+    bytes += t.bytes;
+    count += t.count;
+  }
+  // Takes out what an earlier add() put in; exactly zero once no sample is left.
+  void remove(const Totals& t);
+};
+
+// One sample of `size` bytes standing for `weight` allocations.
+inline Totals sample_totals(uint64_t size, float weight) {
+  return {1, static_cast<double>(weight) * static_cast<double>(size), static_cast<double>(weight)};
+}
+
+// What the samples of one Allocation have in common: everything but when, where
+// and how much.
+struct SampleOrigin {
   uint32_t process = 0;
   uint32_t thread = 0;
   uint32_t stack = 0;
@@ -116,16 +138,34 @@ struct Allocation {
   uint32_t context = 0;  // index into Profile::contexts(); 0: no attribute set
   uint64_t span_id = 0;  // 0: no span
   uint64_t local_root_span_id = 0;
-
-  double estimated_bytes() const { return static_cast<double>(weight) * static_cast<double>(size); }
+  bool operator==(const SampleOrigin&) const = default;
 };
 
-struct Free {
+// One sampled allocation as a recording holds it.
+struct Sample : SampleOrigin {
   int64_t time_nanos = 0;
   uint64_t address = 0;
-  uint32_t process = 0;
-  uint32_t thread = 0;
+  uint64_t size = 0;
+  // Allocations this sample stands for (1/P(sampled)); size * weight estimates bytes.
+  float weight = 1;
+
+  Totals totals() const { return sample_totals(size, weight); }
 };
+
+// The samples of one origin, summed: a profile keeps these rather than every
+// sample, so its size follows the stacks and contexts, not the length of the run.
+struct Allocation : SampleOrigin {
+  Totals allocated;
+  Totals live;  // of those, the native samples not freed by the end of the recording
+};
+
+// A sample still live at the end of the recording (its age is what counts).
+struct LiveSample {
+  uint32_t allocation = 0;  // index into Profile::allocations()
+  int64_t time_nanos = 0;
+  Totals totals;
+};
+
 
 // The attribute values of a sample, by index into Profile::context_attributes ("" for
 // none; missing trailing values are "").
@@ -134,14 +174,35 @@ struct Context {
   bool operator==(const Context&) const = default;
 };
 
+class SampleSelector;
+
 class Profile {
  public:
   std::vector<Process> processes;
-  std::vector<Allocation> allocations;
-  std::vector<Free> frees;
   std::vector<std::string> warnings;  // what reading the file could not do
   // Names of the context attributes of all processes, in the order first met.
   std::vector<std::string> context_attributes;
+
+  // Adds a sample to its origin's sums (returns that Allocation's index, or
+  // kNotKept when the selector turned it away); a native sample is live until freed.
+  uint32_t add_allocation(const Sample& sample);
+  static constexpr uint32_t kNotKept = UINT32_MAX;
+  // A free of a sampled block (see LiveTracker for which allocation it frees).
+  void add_free(uint32_t process, int64_t time_nanos, uint64_t address);
+  // Lets `selector` (or nobody: nullptr) choose the samples and frees taken in from now on.
+  void set_selector(SampleSelector* selector) { selector_ = selector; }
+  const std::vector<Allocation>& allocations() const { return allocations_; }
+  // Points every allocation at stack `new_stack(old)` (stacks simplified for display);
+  // origins may then repeat, which sums over them do not mind.
+  void map_stacks(const std::function<uint32_t(uint32_t)>& new_stack);
+  // The samples live at the end, oldest first.
+  std::vector<LiveSample> live_samples() const;
+  // Frees that freed a sampled allocation, and frees of blocks the recording never
+  // saw allocated.
+  uint64_t matched_frees() const { return live_.matched_frees(); }
+  uint64_t unmatched_frees() const { return live_.unmatched_frees(); }
+  // Bytes allocated, and live bytes, over time (of the samples and frees taken in).
+  const TimeSeries& time_series() const { return time_series_; }
 
   uint32_t add_frame(const Frame& frame);
   uint32_t add_stack(const Stack& stack);
@@ -160,7 +221,13 @@ class Profile {
     size_t operator()(const Stack& s) const;
     size_t operator()(const Thread& t) const;
     size_t operator()(const Context& c) const;
+    size_t operator()(const SampleOrigin& o) const;
   };
+  std::vector<Allocation> allocations_;
+  std::unordered_map<SampleOrigin, uint32_t, Hash> allocation_ids_;
+  LiveTracker live_;
+  SampleSelector* selector_ = nullptr;
+  TimeSeries time_series_;
   std::vector<Frame> frames_;
   std::vector<Stack> stacks_;
   std::vector<Thread> threads_;

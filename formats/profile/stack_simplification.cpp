@@ -76,7 +76,7 @@ bool is_nmprof_frame(const Frame& frame) {
 
 void simplify_stacks(Profile& profile, const StackSimplification& how) {
   Simplifier simplifier(profile, how);
-  for (auto& a : profile.allocations) a.stack = simplifier.stack(a.stack);
+  profile.map_stacks([&simplifier](uint32_t stack) { return simplifier.stack(stack); });
 }
 
 }  // namespace nmprof::profile

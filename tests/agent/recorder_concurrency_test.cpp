@@ -94,9 +94,16 @@ TEST(RecorderConcurrency, KeepsEverySampleAndFreeOfManyThreads) {
   std::remove(path.c_str());
   EXPECT_TRUE(profile.warnings.empty());
   EXPECT_EQ(status.lost_samples, 0u);
-  EXPECT_EQ(profile.allocations.size(), kThreads * kAllocationsPerThread);
+  profile::Totals allocated, live;
+  for (const auto& a : profile.allocations()) {
+    allocated.add(a.allocated);
+    live.add(a.live);
+  }
+  EXPECT_EQ(allocated.samples, kThreads * kAllocationsPerThread);
   // Every block not freed is still tracked, and every free that was tracked was written.
-  EXPECT_EQ(profile.frees.size() + status.tracked_blocks, profile.allocations.size());
+  EXPECT_EQ(profile.matched_frees() + status.tracked_blocks, allocated.samples);
+  EXPECT_EQ(profile.unmatched_frees(), 0u);
+  EXPECT_EQ(live.samples, status.tracked_blocks);
   EXPECT_EQ(profile.stacks().size(), 2u * kDistinctStacks);
 }
 

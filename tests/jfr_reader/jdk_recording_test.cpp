@@ -181,11 +181,12 @@ void JdkRecordingTest::builds_a_java_heap_profile() {
   EXPECT_EQ(p.processes[0].pid, recording_.pid);
   EXPECT_NE(p.processes[0].command.find("Tiny.java"), std::string::npos) << p.processes[0].command;
   EXPECT_TRUE(p.processes[0].settings.empty()) << "JDK per-event settings are not profiler options";
-  ASSERT_FALSE(p.allocations.empty());
+  ASSERT_FALSE(p.allocations().empty());
   bool found_allocate = false;
-  for (const auto& a : p.allocations) {
+  for (const auto& a : p.allocations()) {
     EXPECT_EQ(a.source, profile::AllocationSource::JavaHeap);
-    EXPECT_GT(a.size, 0u);
+    EXPECT_GT(a.allocated.bytes, 0);
+    EXPECT_EQ(a.live.samples, 0u);  // the JDK's samples come without frees
     const auto& frames = p.stacks()[a.stack].frames;
     if (frames.empty()) continue;
     const auto& top = p.frames()[frames[0]];

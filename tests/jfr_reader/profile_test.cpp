@@ -113,31 +113,36 @@ TEST(ProfileFromNmprof, AttributesEachChunkToItsProcess) {
   EXPECT_TRUE(worker.settings.empty());
   EXPECT_TRUE(worker.statistics.empty());
 
-  ASSERT_EQ(p.allocations.size(), 3u);
-  const Allocation& first = p.allocations[0];
-  EXPECT_EQ(first.process, 0u);
-  EXPECT_EQ(first.time_nanos, kStartNanos + 10);
-  EXPECT_EQ(first.address, 0xA000u);
-  EXPECT_EQ(first.size, 100u);
-  EXPECT_FLOAT_EQ(first.weight, 5242.88f);
-  EXPECT_NEAR(first.estimated_bytes(), 524288, 1);
-  EXPECT_EQ(first.source, AllocationSource::Native);
-  EXPECT_EQ(p.threads()[first.thread].name, "server");
-  EXPECT_EQ(p.threads()[first.thread].os_thread_id, 100);
-  EXPECT_EQ(functions(p, first.stack), (std::vector<std::string>{"make_node", "main"}));
+  // The parent's two samples share thread and stack: one allocation summing both.
+  ASSERT_EQ(p.allocations().size(), 2u);
+  const Allocation& server_allocation = p.allocations()[0];
+  EXPECT_EQ(server_allocation.process, 0u);
+  EXPECT_EQ(server_allocation.allocated.samples, 2u);
+  EXPECT_NEAR(server_allocation.allocated.bytes, 524288 + (1 << 20), 1);
+  EXPECT_NEAR(server_allocation.allocated.count, 5242.88 + 1, 0.01);
+  EXPECT_EQ(server_allocation.source, AllocationSource::Native);
+  EXPECT_EQ(p.threads()[server_allocation.thread].name, "server");
+  EXPECT_EQ(p.threads()[server_allocation.thread].os_thread_id, 100);
+  EXPECT_EQ(functions(p, server_allocation.stack), (std::vector<std::string>{"make_node", "main"}));
+  // The free at 0xA000 took the first sample: the second is live.
+  EXPECT_EQ(server_allocation.live.samples, 1u);
+  EXPECT_DOUBLE_EQ(server_allocation.live.bytes, 1 << 20);
 
-  const Allocation& child = p.allocations[2];
+  const Allocation& child = p.allocations()[1];
   EXPECT_EQ(child.process, 1u);
   EXPECT_EQ(p.threads()[child.thread].process, 1u);
   // Same frames once the allocator frame is gone, so the same stack.
-  EXPECT_EQ(child.stack, first.stack);
+  EXPECT_EQ(child.stack, server_allocation.stack);
   EXPECT_EQ(p.frames()[p.stacks()[child.stack].frames[0]].container, "server");
   EXPECT_EQ(p.frames()[p.stacks()[child.stack].frames[0]].kind, FrameKind::Native);
+  EXPECT_EQ(child.live.samples, 1u);  // the parent's free is not the child's
 
-  ASSERT_EQ(p.frees.size(), 1u);
-  EXPECT_EQ(p.frees[0].address, 0xA000u);
-  EXPECT_EQ(p.frees[0].process, 0u);
-  EXPECT_EQ(p.frees[0].time_nanos, kStartNanos + 40);
+  EXPECT_EQ(p.matched_frees(), 1u);
+  EXPECT_EQ(p.unmatched_frees(), 0u);
+  std::vector<profile::LiveSample> live = p.live_samples();
+  ASSERT_EQ(live.size(), 2u);
+  EXPECT_EQ(live[0].time_nanos, kStartNanos + 20);
+  EXPECT_EQ(live[1].time_nanos, kStartNanos + 500);
 }
 
 TEST(ProfileFromNmprof, MergesChunksOfOneProcessAndKeepsUnidentifiedOnesApart) {
@@ -156,13 +161,13 @@ TEST(ProfileFromNmprof, MergesChunksOfOneProcessAndKeepsUnidentifiedOnesApart) {
   ASSERT_EQ(p.processes.size(), 2u);
   EXPECT_EQ(p.processes[0].pid, 200);
   EXPECT_EQ(p.processes[1].pid, 0);
-  ASSERT_EQ(p.allocations.size(), 3u);
-  EXPECT_EQ(p.allocations[0].process, 0u);
-  EXPECT_EQ(p.allocations[1].process, 0u);
-  EXPECT_EQ(p.allocations[2].process, 1u);
-  EXPECT_TRUE(p.stacks()[p.allocations[0].stack].truncated);
-  EXPECT_EQ(p.allocations[0].thread, p.allocations[1].thread);  // one thread of one process
-  EXPECT_NE(p.allocations[0].thread, p.allocations[2].thread);
+  // The two chunks of pid 200 have one thread and stack: their samples add up.
+  ASSERT_EQ(p.allocations().size(), 2u);
+  EXPECT_EQ(p.allocations()[0].process, 0u);
+  EXPECT_EQ(p.allocations()[0].allocated.samples, 2u);
+  EXPECT_EQ(p.allocations()[1].process, 1u);
+  EXPECT_TRUE(p.stacks()[p.allocations()[0].stack].truncated);
+  EXPECT_NE(p.allocations()[0].thread, p.allocations()[1].thread);
 }
 
 TEST(ProfileFromNmprof, KeepsWhatATruncatedFileHoldsAndWarns) {
@@ -180,7 +185,8 @@ TEST(ProfileFromNmprof, KeepsWhatATruncatedFileHoldsAndWarns) {
   auto bytes = testing::read_file(path);
   bytes.resize(bytes.size() - 2);
   Profile p = build_profile(bytes);
-  EXPECT_EQ(p.allocations.size(), 1u);
+  ASSERT_EQ(p.allocations().size(), 1u);
+  EXPECT_EQ(p.allocations()[0].allocated.samples, 1u);
   ASSERT_EQ(p.warnings.size(), 2u);
   EXPECT_NE(p.warnings[0].find("truncated"), std::string::npos) << p.warnings[0];
 }
@@ -404,27 +410,30 @@ TEST(ProfileFromAsyncProfiler, ReadsUnweightedSamplesAndDropsHookFrames) {
   ASSERT_EQ(p.processes.size(), 1u);
   EXPECT_EQ(p.processes[0].pid, 0);
   EXPECT_FALSE(p.processes[0].weighted);
-  ASSERT_EQ(p.allocations.size(), 3u);
+  const auto& allocations = p.allocations();
+  ASSERT_EQ(allocations.size(), 3u);
   for (size_t i = 0; i < 3; i++) {
-    EXPECT_EQ(p.allocations[i].weight, 1.0f);
-    EXPECT_EQ(p.allocations[i].size, 1000 * (i + 1));
-    EXPECT_EQ(p.allocations[i].address, 0x5000 + i);
-    EXPECT_EQ(p.threads()[p.allocations[i].thread].name, "async-main");
+    // Each sample counts once: its size, not an estimate.
+    EXPECT_EQ(allocations[i].allocated.count, 1);
+    EXPECT_EQ(allocations[i].allocated.bytes, 1000 * (i + 1));
+    EXPECT_EQ(p.threads()[allocations[i].thread].name, "async-main");
   }
-  EXPECT_EQ(functions(p, p.allocations[0].stack), (std::vector<std::string>{"my_alloc", "main"}));
-  EXPECT_EQ(functions(p, p.allocations[1].stack), (std::vector<std::string>{"JVM::allocate", "deflateBytes", "run"}));
-  EXPECT_EQ(functions(p, p.allocations[2].stack), std::vector<std::string>{"malloc_hook"}) << "kept: nothing else";
+  EXPECT_EQ(functions(p, allocations[0].stack), (std::vector<std::string>{"my_alloc", "main"}));
+  EXPECT_EQ(functions(p, allocations[1].stack), (std::vector<std::string>{"JVM::allocate", "deflateBytes", "run"}));
+  EXPECT_EQ(functions(p, allocations[2].stack), std::vector<std::string>{"malloc_hook"}) << "kept: nothing else";
 
-  const auto& frames = p.stacks()[p.allocations[1].stack].frames;
+  const auto& frames = p.stacks()[allocations[1].stack].frames;
   EXPECT_EQ(p.frames()[frames[0]].kind, FrameKind::Cpp);
   EXPECT_EQ(p.frames()[frames[0]].line, -1);
   EXPECT_EQ(p.frames()[frames[1]].kind, FrameKind::JavaNative);
   EXPECT_EQ(p.frames()[frames[1]].container, "java.util.zip.Deflater");
   EXPECT_EQ(p.frames()[frames[2]].kind, FrameKind::Interpreted);
   EXPECT_EQ(p.frames()[frames[2]].container, "java.lang.Thread");
-  EXPECT_EQ(p.frames()[p.stacks()[p.allocations[0].stack].frames[0]].kind, FrameKind::Native);
-  ASSERT_EQ(p.frees.size(), 1u);
-  EXPECT_EQ(p.frees[0].address, 0x5000u);
+  EXPECT_EQ(p.frames()[p.stacks()[allocations[0].stack].frames[0]].kind, FrameKind::Native);
+  // The free of 0x5000 took the first sample.
+  EXPECT_EQ(p.matched_frees(), 1u);
+  EXPECT_EQ(allocations[0].live.samples, 0u);
+  EXPECT_EQ(allocations[1].live.samples, 1u);
 }
 
 }  // namespace

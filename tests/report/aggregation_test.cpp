@@ -6,7 +6,6 @@
 
 #include <string>
 
-#include "cli/report/live_set.h"
 #include "tests/report/profile_maker.h"
 
 namespace nmprof::report {
@@ -15,7 +14,7 @@ namespace {
 using testing::ProfileMaker;
 
 std::vector<uint32_t> all(const profile::Profile& p) {
-  std::vector<uint32_t> indexes(p.allocations.size());
+  std::vector<uint32_t> indexes(p.allocations().size());
   for (uint32_t i = 0; i < indexes.size(); i++) indexes[i] = i;
   return indexes;
 }
@@ -48,7 +47,7 @@ struct Example {
 
 TEST(Aggregation, SumsEstimatesByStack) {
   Example e;
-  Aggregate a = aggregate(e.m.profile, all(e.m.profile));
+  Aggregate a = aggregate(e.m.profile, all(e.m.profile), false);
   EXPECT_EQ(a.totals.samples, 4u);
   EXPECT_DOUBLE_EQ(a.totals.bytes, 2000);
   EXPECT_DOUBLE_EQ(a.totals.count, 14);
@@ -66,7 +65,7 @@ TEST(Aggregation, SumsEstimatesByStack) {
 TEST(Aggregation, FunctionsGetSelfAndTotalWithRecursionCountedOnce) {
   Example e;
   const auto& p = e.m.profile;
-  Aggregate a = aggregate(p, all(p));
+  Aggregate a = aggregate(p, all(p), false);
   ASSERT_EQ(a.functions.size(), 4u);
   std::vector<std::string> order;
   for (const auto& r : a.functions) order.push_back(p.frames()[r.frame].function);
@@ -92,7 +91,7 @@ TEST(Aggregation, FramesOfOneFunctionShareARowAndEmptyStacksGetTheirOwn) {
   uint32_t java = m.profile.add_stack(lines);
   m.alloc(p, java, 1, 0, 100);
   m.alloc(p, m.profile.add_stack({}), 2, 0, 30);
-  Aggregate a = aggregate(m.profile, all(m.profile));
+  Aggregate a = aggregate(m.profile, all(m.profile), false);
   ASSERT_EQ(a.functions.size(), 2u);
   EXPECT_DOUBLE_EQ(a.functions[0].self.bytes, 100);
   EXPECT_DOUBLE_EQ(a.functions[0].total.bytes, 100);
@@ -106,51 +105,38 @@ TEST(Aggregation, AttributesStacksToProcesses) {
   uint32_t st = m.stack({"f", "main"});
   m.alloc(p1, st, 1, 0, 100);
   m.alloc(p2, st, 1, 0, 300);
-  Aggregate a = aggregate(m.profile, all(m.profile));
+  Aggregate a = aggregate(m.profile, all(m.profile), false);
   ASSERT_EQ(a.stacks.size(), 1u);
   ASSERT_EQ(a.stacks[0].processes.size(), 2u);
   EXPECT_EQ(a.stacks[0].processes[0], (std::pair<uint32_t, double>{p2, 300}));
   EXPECT_EQ(a.stacks[0].processes[1], (std::pair<uint32_t, double>{p1, 100}));
 }
 
-TEST(LiveSet, PairsFreesWithTheLatestLiveAllocationAtTheirAddress) {
+TEST(Aggregation, LiveViewSumsWhatIsNotFreed) {
   ProfileMaker m;
-  uint32_t p0 = m.process(1, 0, 100), p1 = m.process(2, 0, 100);
-  uint32_t st = m.stack({"f"});
-  m.alloc(p0, st, 1, 0xA, 10);                // freed at 2
-  uint32_t a2 = m.alloc(p0, st, 3, 0xA, 20);  // the address reused: live
-  uint32_t a3 = m.alloc(p0, st, 4, 0xB, 30);  // live: the free at 6 takes the later one
-  m.alloc(p0, st, 5, 0xB, 40);                // freed at 6
-  m.alloc(p0, st, 8, 0xC, 50);                // freed at 8
-  uint32_t a6 = m.alloc(p1, st, 1, 0xA, 60);  // another process: untouched by p0's frees
-  // Frees in file order unlike time order.
-  m.free(p0, 6, 0xB);
-  m.free(p0, 2, 0xA);
-  m.free(p0, 7, 0xD);  // never allocated
-  m.free(p0, 0, 0xA);  // before any allocation at 0xA
-  m.free(p0, 8, 0xC);  // same time as its allocation
-  LiveSet live = live_allocations(m.profile);
-  EXPECT_EQ(live.allocations, (std::vector<uint32_t>{a2, a3, a6}));
-  EXPECT_EQ(live.matched_frees, 3u);
-  EXPECT_EQ(live.unmatched_frees, 2u);
-}
-
-TEST(LiveSet, IgnoresJavaHeapSamples) {
-  ProfileMaker m;
-  uint32_t p = m.process(1, 0, 10);
-  uint32_t java = m.alloc(p, m.stack({"f"}), 1, 0, 100);
-  m.profile.allocations[java].source = profile::AllocationSource::JavaHeap;
-  uint32_t native = m.alloc(p, m.stack({"g"}), 2, 0x10, 100);
-  EXPECT_EQ(live_allocations(m.profile).allocations, std::vector<uint32_t>{native});
+  uint32_t p = m.process(1, 0, 100);
+  uint32_t kept = m.stack({"kept"}), freed = m.stack({"freed"});
+  m.alloc(p, kept, 1, 0x10, 100, 2);
+  m.alloc(p, kept, 2, 0x20, 50, 2);
+  m.alloc(p, freed, 3, 0x30, 70);
+  m.free(p, 4, 0x20);
+  m.free(p, 5, 0x30);
+  Aggregate live = aggregate(m.profile, all(m.profile), true);
+  ASSERT_EQ(live.stacks.size(), 1u);  // a stack with nothing live has no row
+  EXPECT_EQ(live.stacks[0].stack, kept);
+  EXPECT_DOUBLE_EQ(live.totals.bytes, 200);
+  EXPECT_EQ(live.totals.samples, 1u);
+  EXPECT_DOUBLE_EQ(aggregate(m.profile, all(m.profile), false).totals.bytes, 370);
 }
 
 TEST(AgeSummary, MedianOldestAndQuartersOfTheRecording) {
   ProfileMaker m;
   uint32_t p = m.process(1, 1000, 2000);
   uint32_t st = m.stack({"f"});
-  std::vector<uint32_t> live = {m.alloc(p, st, 1000, 1, 100), m.alloc(p, st, 1100, 2, 100),
-                                m.alloc(p, st, 1900, 3, 100, 2)};
-  AgeSummary age = age_summary(m.profile, live);
+  m.alloc(p, st, 1000, 1, 100);
+  m.alloc(p, st, 1100, 2, 100);
+  m.alloc(p, st, 1900, 3, 100, 2);
+  AgeSummary age = age_summary(m.profile, m.profile.live_samples());
   EXPECT_EQ(age.oldest_nanos, 1000);
   EXPECT_EQ(age.median_nanos, 900);  // 200 of the 400 bytes are 900 ns old or older
   EXPECT_DOUBLE_EQ(age.share_by_quarter[0], 0.5);

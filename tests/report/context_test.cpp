@@ -25,18 +25,18 @@ struct Example {
   }
   void add(uint32_t p, uint32_t s, uint64_t address, uint64_t size, float weight, std::vector<std::string> values,
            uint64_t span, uint64_t root) {
-    uint32_t i = m.alloc(p, s, static_cast<int64_t>(address), address, size, weight);
-    auto& a = m.profile.allocations[i];
-    a.context = m.profile.add_context({std::move(values)});
-    a.span_id = span;
-    a.local_root_span_id = root;
+    profile::Sample sample = m.sample(p, s, static_cast<int64_t>(address), address, size, weight);
+    sample.context = m.profile.add_context({std::move(values)});
+    sample.span_id = span;
+    sample.local_root_span_id = root;
+    m.profile.add_allocation(sample);
   }
   std::vector<uint32_t> all() const { return {0, 1, 2, 3}; }
 };
 
 TEST(Context, RanksByAttributeWithNoneForSamplesWithout) {
   Example e;
-  auto rows = by_context(e.m.profile, e.all(), {ContextKey::Kind::Attribute, "route"});
+  auto rows = by_context(e.m.profile, e.all(), {ContextKey::Kind::Attribute, "route"}, false);
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0].value, "/checkout");
   EXPECT_DOUBLE_EQ(rows[0].totals.bytes, 600);
@@ -48,9 +48,9 @@ TEST(Context, RanksByAttributeWithNoneForSamplesWithout) {
 
 TEST(Context, RanksBySpanAndRootSpan) {
   Example e;
-  auto spans = by_context(e.m.profile, e.all(), {ContextKey::Kind::Span, {}});
+  auto spans = by_context(e.m.profile, e.all(), {ContextKey::Kind::Span, {}}, false);
   EXPECT_EQ(spans.size(), 4u);
-  auto roots = by_context(e.m.profile, e.all(), {ContextKey::Kind::LocalRootSpan, {}});
+  auto roots = by_context(e.m.profile, e.all(), {ContextKey::Kind::LocalRootSpan, {}}, false);
   ASSERT_EQ(roots.size(), 3u);
   EXPECT_EQ(roots[0].value, "5");
   EXPECT_DOUBLE_EQ(roots[0].totals.bytes, 600);
@@ -61,7 +61,7 @@ TEST(Context, FiltersByAttributeSpanAndStaticTag) {
   const auto& p = e.m.profile;
   auto count = [&](std::vector<ContextFilter> filters) {
     int n = 0;
-    for (const auto& a : p.allocations) n += matches(p, a, filters);
+    for (const auto& a : p.allocations()) n += matches(p, a, filters);
     return n;
   };
   EXPECT_EQ(count({{"route", "/checkout"}}), 2);

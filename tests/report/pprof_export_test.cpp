@@ -16,15 +16,6 @@ std::string function_of(const pprof::Profile& p, uint64_t location_id) {
   return p.functions[p.locations[location_id - 1].lines[0].function_id - 1].name;
 }
 
-// Allocations split by address parity: a stand-in for span ids or context attributes.
-class ByParity : public SampleLabels {
- public:
-  uint32_t group(const profile::Allocation& a) override { return static_cast<uint32_t>(a.address & 1) + 1; }
-  std::vector<pprof::Label> labels(uint32_t group) const override {
-    return {{"parity", group == 1 ? "even" : "odd", 0, {}, false}};
-  }
-};
-
 ProfileMaker two_stacks() {
   ProfileMaker m;
   uint32_t p = m.process(7, 0, 100);
@@ -40,7 +31,7 @@ ProfileMaker two_stacks() {
 
 TEST(PprofExport, HasGosHeapTypesWithEstimatesPerStack) {
   ProfileMaker m = two_stacks();
-  pprof::Profile out = to_pprof(m.profile, heap_view(m.profile), nullptr, true);
+  pprof::Profile out = to_pprof(m.profile, heap_view(m.profile), true);
   ASSERT_EQ(out.sample_types.size(), 4u);
   EXPECT_EQ(out.sample_types[3].type, "inuse_space");
   EXPECT_EQ(out.default_sample_type, "inuse_space");
@@ -63,23 +54,47 @@ TEST(PprofExport, WithoutFreesHasOnlyAllocationTypes) {
   ProfileMaker m;
   uint32_t p = m.process(7, 0, 100);
   m.alloc(p, m.stack({"f"}), 1, 0x10, 100);
-  pprof::Profile out = to_pprof(m.profile, heap_view(m.profile), nullptr, true);
+  pprof::Profile out = to_pprof(m.profile, heap_view(m.profile), true);
   ASSERT_EQ(out.sample_types.size(), 2u);
   EXPECT_EQ(out.default_sample_type, "alloc_space");
 }
 
-TEST(PprofExport, LabelGroupsSplitAStack) {
-  ProfileMaker m = two_stacks();
-  ByParity parity;
-  pprof::Profile out = to_pprof(m.profile, heap_view(m.profile, &parity), &parity, false);
-  ASSERT_EQ(out.samples.size(), 2u);  // leak is even, both churn blocks odd
-  EXPECT_EQ(out.samples[0].labels[0].text, "even");
-  EXPECT_EQ(out.samples[1].labels[0].text, "odd");
-  EXPECT_EQ(out.samples[1].labels[1].key, "bytes");
-  ProfileMaker mixed = two_stacks();
-  mixed.alloc(0, mixed.profile.allocations[1].stack, 6, 0x40, 50, 2);
-  pprof::Profile split = to_pprof(mixed.profile, heap_view(mixed.profile, &parity), &parity, false);
-  EXPECT_EQ(split.samples.size(), 3u);
+TEST(PprofExport, SamplesCarryTagsAndContextAsLabels) {
+  ProfileMaker m;
+  uint32_t p = m.process(7, 0, 100);
+  m.profile.processes[p].tags["service"] = "shop";
+  m.profile.context_attributes = {"route", "tenant"};
+  uint32_t st = m.stack({"handle", "main"});
+  profile::Sample checkout = m.sample(p, st, 1, 0x10, 100);
+  checkout.span_id = 42;
+  checkout.local_root_span_id = 40;
+  checkout.context = m.profile.add_context({{"/checkout", ""}});
+  m.profile.add_allocation(checkout);
+  checkout.address = 0x20;
+  m.profile.add_allocation(checkout);      // same context: same pprof sample
+  m.alloc(p, st, 3, 0x30, 10);             // no context: its own sample
+  pprof::Profile out = to_pprof(m.profile, heap_view(m.profile, true), false);
+  ASSERT_EQ(out.samples.size(), 2u);
+  auto label = [](const pprof::Sample& s, const std::string& key) -> const pprof::Label* {
+    for (const auto& l : s.labels)
+      if (l.key == key) return &l;
+    return nullptr;
+  };
+  const pprof::Sample& in_request = out.samples[0];
+  EXPECT_EQ(in_request.values[1], 200);
+  ASSERT_TRUE(label(in_request, "span_id") && label(in_request, "local_root_span_id") && label(in_request, "route"));
+  EXPECT_TRUE(label(in_request, "span_id")->numeric);
+  EXPECT_EQ(label(in_request, "span_id")->number, 42);
+  EXPECT_EQ(label(in_request, "local_root_span_id")->number, 40);
+  EXPECT_EQ(label(in_request, "route")->text, "/checkout");
+  EXPECT_EQ(label(in_request, "tenant"), nullptr);  // unset values are left out
+  EXPECT_EQ(label(in_request, "service")->text, "shop");
+  const pprof::Sample& outside = out.samples[1];
+  EXPECT_EQ(label(outside, "span_id"), nullptr);
+  EXPECT_EQ(label(outside, "route"), nullptr);
+  EXPECT_EQ(label(outside, "service")->text, "shop");
+  // Without context, the stack is one sample.
+  EXPECT_EQ(to_pprof(m.profile, heap_view(m.profile), false).samples.size(), 1u);
 }
 
 }  // namespace

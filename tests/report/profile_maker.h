@@ -34,23 +34,25 @@ class ProfileMaker {
     return profile.add_stack(s);
   }
 
-  // Returns the allocation's index.
-  uint32_t alloc(uint32_t process, uint32_t stack, int64_t time, uint64_t address, uint64_t size, float weight = 1) {
-    profile::Allocation a;
-    a.process = process;
-    a.stack = stack;
-    a.time_nanos = time;
-    a.address = address;
-    a.size = size;
-    a.weight = weight;
-    a.thread = profile.add_thread({process, 1, 0, "main"});
-    profile.allocations.push_back(a);
-    return static_cast<uint32_t>(profile.allocations.size() - 1);
+  profile::Sample sample(uint32_t process, uint32_t stack, int64_t time, uint64_t address, uint64_t size,
+                         float weight = 1) {
+    profile::Sample s;
+    s.process = process;
+    s.stack = stack;
+    s.time_nanos = time;
+    s.address = address;
+    s.size = size;
+    s.weight = weight;
+    s.thread = profile.add_thread({process, 1, 0, "main"});
+    return s;
   }
 
-  void free(uint32_t process, int64_t time, uint64_t address) {
-    profile.frees.push_back({time, address, process, profile.add_thread({process, 1, 0, "main"})});
+  // Returns the index of the allocation (origin) the sample is summed into.
+  uint32_t alloc(uint32_t process, uint32_t stack, int64_t time, uint64_t address, uint64_t size, float weight = 1) {
+    return profile.add_allocation(sample(process, stack, time, address, size, weight));
   }
+
+  void free(uint32_t process, int64_t time, uint64_t address) { profile.add_free(process, time, address); }
 };
 
 }  // namespace nmprof::report::testing

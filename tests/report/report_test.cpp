@@ -252,9 +252,10 @@ TEST(Report, WarnsThatUnweightedSamplesAreNotEstimates) {
   profile::Profile p;
   p.processes.push_back({});
   p.processes[0].weighted = false;
-  p.allocations.push_back({});
-  p.allocations[0].size = 100;
-  p.allocations[0].stack = p.add_stack({});
+  profile::Sample s;
+  s.size = 100;
+  s.stack = p.add_stack({});
+  p.add_allocation(s);
   Report r = build_report(p, {});
   EXPECT_FALSE(r.estimates);
   ASSERT_EQ(r.notes.size(), 1u);

@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include "cli/report/aggregation.h"
-#include "cli/report/live_set.h"
 #include "cli/report/peek.h"
 #include "cli/report/report.h"
 #include "cli/report/sample_filter.h"
@@ -22,20 +21,36 @@ TEST(Timeline, PeakLiveIsWhenTheMostWasHeldNotTheEnd) {
   uint32_t s = m.stack({"fill", "main"});
   m.alloc(p, s, 1 * kS, 0x10, 1000);
   m.alloc(p, s, 2 * kS, 0x20, 3000);
-  m.free(p, 5 * kS, 0x20);
+  m.free(p, 5'500'000'000, 0x20);
   m.alloc(p, s, 6 * kS, 0x30, 500);
-  LiveSet live = live_allocations(m.profile);
-  std::vector<uint32_t> all = {0, 1, 2};
-  auto t = timeline(m.profile, all, &live, 0, 10 * kS, 10);
+  auto t = timeline(m.profile.time_series(), true, 0, 10 * kS, 10);
   ASSERT_TRUE(t);
   EXPECT_EQ(t->peak_live_bytes, 4000);
   EXPECT_EQ(t->peak_live_nanos, 2 * kS);
   EXPECT_EQ(t->live_bytes.back(), 1500);
-  EXPECT_EQ(t->live_bytes[4], 4000);  // step 4 ends at 5 s, where the free happens: counted in step 5
+  EXPECT_EQ(t->live_bytes[4], 4000);  // the free, at 5.5 s, is counted in step 5
   EXPECT_EQ(t->live_bytes[5], 1000);
   EXPECT_EQ(t->allocated_bytes[2], 3000);
   EXPECT_EQ(sparkline(t->live_bytes, 5).size(), 5 * 3u);  // UTF-8: 3 bytes a bar
-  EXPECT_FALSE(timeline(m.profile, all, &live, 5, 5, 10));
+  EXPECT_FALSE(timeline(m.profile.time_series(), true, 5, 5, 10));
+  EXPECT_TRUE(timeline(m.profile.time_series(), false, 0, 10 * kS, 10)->live_bytes.empty());
+}
+
+TEST(Timeline, SeriesBinsWidenToTakeEarlierAndLaterEvents) {
+  profile::TimeSeries series;
+  series.allocated(100 * kS, 10, true);
+  series.allocated(1 * kS, 20, true);    // before the first: the series grows to the left
+  series.allocated(900 * kS, 40, false);  // long after: bins widen
+  series.freed(901 * kS, 10);
+  double allocated = 0, live = 0;
+  for (const auto& b : series.bins()) {
+    allocated += b.allocated;
+    live += b.live_change;
+  }
+  EXPECT_EQ(allocated, 70);
+  EXPECT_EQ(live, 20);
+  EXPECT_LE(series.start_nanos(), 1 * kS);
+  EXPECT_GE(series.start_nanos() + series.bin_nanos() * static_cast<int64_t>(profile::TimeSeries::kBins), 901 * kS);
 }
 
 TEST(Peek, CallersAndCalleesOfOneFunctionWithTheirBytes) {
@@ -45,7 +60,7 @@ TEST(Peek, CallersAndCalleesOfOneFunctionWithTheirBytes) {
   m.alloc(p, m.stack({"strdup_copy", "parse", "reload", "main"}), 2, 0x20, 300);
   m.alloc(p, m.stack({"parse"}), 3, 0x30, 50);
   std::vector<uint32_t> all = {0, 1, 2};
-  Aggregate a = aggregate(m.profile, all);
+  Aggregate a = aggregate(m.profile, all, false);
   auto rows = peek(m.profile, a.stacks, "^parse$", 10);
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].total.bytes, 450);
@@ -61,17 +76,20 @@ TEST(SampleFilter, TimeWindowKeepsItsSamplesAndLiveIsLiveAtItsEnd) {
   ProfileMaker m;
   uint32_t p = m.process(1, 100 * kS, 110 * kS);
   uint32_t s = m.stack({"f"});
+  SampleFilter window;
+  window.from_nanos = 2 * kS;
+  window.to_nanos = 5 * kS;
+  SampleSelection selection(window, {});
+  m.profile.set_selector(&selection);
   m.alloc(p, s, 101 * kS, 0x10, 100);
   m.alloc(p, s, 103 * kS, 0x20, 200);
   m.free(p, 106 * kS, 0x20);
   m.alloc(p, s, 108 * kS, 0x30, 400);
-  SampleFilter window;
-  window.from_nanos = 2 * kS;
-  window.to_nanos = 5 * kS;
-  filter_samples(m.profile, window);
-  ASSERT_EQ(m.profile.allocations.size(), 1u);
-  EXPECT_EQ(m.profile.allocations[0].size, 200u);
-  EXPECT_EQ(live_allocations(m.profile).allocations.size(), 1u);  // its free came after --to
+  selection.finish(m.profile);
+  ASSERT_EQ(m.profile.allocations().size(), 1u);
+  EXPECT_EQ(m.profile.allocations()[0].allocated.bytes, 200);
+  EXPECT_EQ(m.profile.allocations()[0].live.bytes, 200);  // its free came after --to
+  EXPECT_EQ(m.profile.live_samples().size(), 1u);
   EXPECT_EQ(m.profile.processes[0].end_nanos - m.profile.processes[0].start_nanos, 3 * kS);
   EXPECT_EQ(filter_text(window), "from 2.0 s, to 5.0 s");
 }
@@ -89,13 +107,40 @@ TEST(SampleFilter, OffsetsTakeUnits) {
 TEST(SampleFilter, ANameThatMatchesNoThreadIsAnError) {
   ProfileMaker m;
   uint32_t p = m.process(1, 0, kS);
-  m.alloc(p, m.stack({"f"}), 1, 0x10, 100);
   SampleFilter by_thread;
   by_thread.threads = {"worker-7"};
-  EXPECT_THROW(filter_samples(m.profile, by_thread), ReportError);
+  SampleSelection unknown(by_thread, {});
+  m.profile.set_selector(&unknown);
+  EXPECT_EQ(m.alloc(p, m.stack({"f"}), 1, 0x10, 100), profile::Profile::kNotKept);
+  EXPECT_THROW(unknown.finish(m.profile), ReportError);
+
+  ProfileMaker named;
+  p = named.process(1, 0, kS);
   by_thread.threads = {"main"};
-  filter_samples(m.profile, by_thread);
-  EXPECT_EQ(m.profile.allocations.size(), 1u);
+  SampleSelection main_thread(by_thread, {});
+  named.profile.set_selector(&main_thread);
+  named.alloc(p, named.stack({"f"}), 1, 0x10, 100);
+  main_thread.finish(named.profile);
+  EXPECT_EQ(named.profile.allocations().size(), 1u);
+}
+
+TEST(SampleFilter, IncludeAndExcludeMatchStacksAsTheyAreRead) {
+  ProfileMaker m;
+  uint32_t p = m.process(1, 0, kS);
+  SampleFilter through;
+  through.include = {"^parse"};
+  through.exclude = {"test_"};
+  SampleSelection selection(through, {});
+  m.profile.set_selector(&selection);
+  m.alloc(p, m.stack({"strdup", "parse_config", "main"}), 1, 0x10, 100);
+  m.alloc(p, m.stack({"strdup", "load", "main"}), 2, 0x20, 200);
+  m.alloc(p, m.stack({"parse_config", "test_main"}), 3, 0x30, 400);
+  selection.finish(m.profile);
+  ASSERT_EQ(m.profile.allocations().size(), 1u);
+  EXPECT_EQ(m.profile.allocations()[0].allocated.bytes, 100);
+  double series = 0;
+  for (const auto& b : m.profile.time_series().bins()) series += b.allocated;
+  EXPECT_EQ(series, 100);  // the timeline follows the filter
 }
 
 }  // namespace

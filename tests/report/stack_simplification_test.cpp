@@ -53,7 +53,7 @@ ProfileMaker direct_buffer_leak() {
 TEST(StackSimplification, OneJavaPathRunInThreeTiersIsOneStack) {
   ProfileMaker m = direct_buffer_leak();
   simplify_stacks(m.profile, {});
-  const auto& a = m.profile.allocations;
+  const auto& a = m.profile.allocations();
   EXPECT_EQ(a[0].stack, a[1].stack);
   EXPECT_EQ(a[0].stack, a[2].stack);
   for (uint32_t f : m.profile.stacks()[a[0].stack].frames)
@@ -65,14 +65,14 @@ TEST(StackSimplification, FrameTypesKeepsTheTiersApart) {
   StackSimplification how;
   how.merge_java_frame_types = false;
   simplify_stacks(m.profile, how);
-  EXPECT_NE(m.profile.allocations[0].stack, m.profile.allocations[1].stack);
-  EXPECT_NE(m.profile.allocations[1].stack, m.profile.allocations[2].stack);
+  EXPECT_NE(m.profile.allocations()[0].stack, m.profile.allocations()[1].stack);
+  EXPECT_NE(m.profile.allocations()[1].stack, m.profile.allocations()[2].stack);
 }
 
 TEST(StackSimplification, AllocatorWrappersAndJniGlueAreFoldedSoTheJavaMethodComesFirst) {
   ProfileMaker m = direct_buffer_leak();
   simplify_stacks(m.profile, {});
-  auto names = functions(m.profile, m.profile.allocations[0].stack);
+  auto names = functions(m.profile, m.profile.allocations()[0].stack);
   ASSERT_FALSE(names.empty());
   EXPECT_EQ(names[0], "allocateMemory0");
   EXPECT_EQ(names.size(), 4u);
@@ -83,13 +83,13 @@ TEST(StackSimplification, KeepFramesShowsThemAndFoldAddsTheUsersOwn) {
   StackSimplification keep;
   keep.fold_defaults = false;
   simplify_stacks(m.profile, keep);
-  EXPECT_EQ(functions(m.profile, m.profile.allocations[0].stack)[0], "os::malloc(unsigned long, MEMFLAGS)");
+  EXPECT_EQ(functions(m.profile, m.profile.allocations()[0].stack)[0], "os::malloc(unsigned long, MEMFLAGS)");
 
   ProfileMaker folded = direct_buffer_leak();
   StackSimplification more;
   more.fold_patterns = {"^jdk\\.internal\\.", "^java\\.nio\\."};
   simplify_stacks(folded.profile, more);
-  EXPECT_EQ(functions(folded.profile, folded.profile.allocations[0].stack), std::vector<std::string>{"grow"});
+  EXPECT_EQ(functions(folded.profile, folded.profile.allocations()[0].stack), std::vector<std::string>{"grow"});
 }
 
 TEST(StackSimplification, ZlibAndCxxLibraryInternalsAreFolded) {
@@ -108,8 +108,8 @@ TEST(StackSimplification, ZlibAndCxxLibraryInternalsAreFolded) {
   m.alloc(p, zip, 1, 0x10, 100);
   m.alloc(p, text, 2, 0x20, 100);
   simplify_stacks(m.profile, {});
-  EXPECT_EQ(functions(m.profile, m.profile.allocations[0].stack)[0], "init");
-  EXPECT_EQ(functions(m.profile, m.profile.allocations[1].stack),
+  EXPECT_EQ(functions(m.profile, m.profile.allocations()[0].stack)[0], "init");
+  EXPECT_EQ(functions(m.profile, m.profile.allocations()[1].stack),
             (std::vector<std::string>{"parse_config(char const*)", "main"}));
 }
 
@@ -122,8 +122,8 @@ TEST(StackSimplification, OnlyFramesOnTopAreFoldedAndAStackOfWrappersKeepsItsLas
   m.alloc(p, inner, 1, 0x10, 100);
   m.alloc(p, only, 2, 0x20, 100);
   simplify_stacks(m.profile, {});
-  EXPECT_EQ(functions(m.profile, m.profile.allocations[0].stack).size(), 3u);
-  EXPECT_EQ(functions(m.profile, m.profile.allocations[1].stack),
+  EXPECT_EQ(functions(m.profile, m.profile.allocations()[0].stack).size(), 3u);
+  EXPECT_EQ(functions(m.profile, m.profile.allocations()[1].stack),
             std::vector<std::string>{"AllocateHeap(unsigned long)"});
 }
 
@@ -138,7 +138,7 @@ TEST(StackSimplification, NmprofsOwnFramesAreDroppedAnywhere) {
   StackSimplification keep;
   keep.fold_defaults = false;
   simplify_stacks(m.profile, keep);
-  EXPECT_EQ(functions(m.profile, m.profile.allocations[0].stack),
+  EXPECT_EQ(functions(m.profile, m.profile.allocations()[0].stack),
             (std::vector<std::string>{"Threads::create_vm(JavaVMInitArgs*, bool*)", "JNI_CreateJavaVM", "JavaMain"}));
 }
 

@@ -21,10 +21,12 @@ uint64_t record_size(std::span<const uint8_t> bytes, size_t record) { return Byt
 
 }  // namespace
 
-Chunk::Chunk(std::span<const uint8_t> file, size_t offset, size_t index, std::vector<std::string>& warnings)
+Chunk::Chunk(std::span<const uint8_t> file, size_t offset, size_t index, std::vector<std::string>& warnings,
+             const PositionObserver& observer)
     : offset_(offset),
       index_(index),
       warnings_(warnings),
+      observer_(observer),
       header_(parse_chunk_header(file.subspan(offset))),
       layout_(scan_records(file)),
       types_(read_types()),
@@ -58,8 +60,9 @@ Chunk::Layout Chunk::scan_records(std::span<const uint8_t> file) const {
 
   Layout layout;
   std::string damage;
-  size_t pos = kChunkHeaderSize;
+  size_t pos = kChunkHeaderSize, last_told = 0;
   while (pos < available) {
+    passed(pos, last_told);
     if (pos >= declared && has_chunk_magic(chunk.subspan(pos))) break;
     auto at = [&] { return " at offset " + std::to_string(offset_ + pos); };
     uint64_t size = 0, type = 0;

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -22,11 +23,17 @@
 
 namespace nmprof::jfr {
 
+// Told the file offset reading has passed, every few megabytes of a pass over the
+// records: lets the reader of a huge file free the pages behind it.
+using PositionObserver = std::function<void(size_t file_offset)>;
+constexpr size_t kPositionStep = 8 << 20;
+
 class Chunk {
  public:
   // Reads the chunk starting at `offset` of `file`. Throws FormatError only when its
   // header is unusable; other damage is appended to `warnings` and the readable part kept.
-  Chunk(std::span<const uint8_t> file, size_t offset, size_t index, std::vector<std::string>& warnings);
+  Chunk(std::span<const uint8_t> file, size_t offset, size_t index, std::vector<std::string>& warnings,
+        const PositionObserver& observer = {});
   Chunk(const Chunk&) = delete;
   Chunk& operator=(const Chunk&) = delete;
 
@@ -57,11 +64,18 @@ class Chunk {
   TypeSystem read_types() const;
   void index_checkpoint(size_t record_start);
   void warn(const std::string& message) const;
+  // Tells the observer when `pos` (a chunk offset) is a step past `last`.
+  void passed(size_t pos, size_t& last) const {
+    if (pos - last < kPositionStep || !observer_) return;
+    last = pos;
+    observer_(offset_ + pos);
+  }
   void warn_damaged_events(size_t count, size_t first_offset, const std::string& first_error) const;
 
   size_t offset_;
   size_t index_;
   std::vector<std::string>& warnings_;
+  PositionObserver observer_;
   ChunkHeader header_;
   Layout layout_;
   TypeSystem types_;
@@ -72,9 +86,10 @@ class Chunk {
 
 template <class Visit>
 void Chunk::for_each_event(Visit&& visit) const {
-  size_t damaged = 0, first_damaged = 0;
+  size_t damaged = 0, first_damaged = 0, last_told = 0;
   std::string first_error;
   for (size_t pos = kChunkHeaderSize; pos < layout_.bytes.size();) {
+    passed(pos, last_told);
     ByteReader in(layout_.bytes, pos);  // record sizes were validated by scan_records
     size_t size = static_cast<size_t>(in.varint());
     auto type = event_types_.find(in.varint());

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <system_error>
 
@@ -15,10 +16,16 @@ MappedFile::MappedFile(const std::string& path) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) fail(errno);
   struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    int error = S_ISDIR(st.st_mode) ? EISDIR : errno;
+  if (fstat(fd, &st) != 0) {
+    int error = errno;
     close(fd);
-    fail(error ? error : EINVAL);
+    fail(error);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    if (S_ISDIR(st.st_mode)) fail(EISDIR);
+    // A device or pipe: no errno says so.
+    throw std::system_error(EINVAL, std::generic_category(), "cannot open " + path + " (not a regular file)");
   }
   size_ = static_cast<size_t>(st.st_size);
   if (size_ > 0) {
@@ -31,6 +38,13 @@ MappedFile::MappedFile(const std::string& path) {
     data_ = static_cast<const uint8_t*>(p);
   }
   close(fd);
+}
+
+void MappedFile::release_before(size_t offset) const {
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t end = std::min(offset, size_) / page * page;
+  // A private read-only mapping of a file: dropped pages are the file's, not lost.
+  if (end > 0) madvise(const_cast<uint8_t*>(data_), end, MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile() {

@@ -17,6 +17,9 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
 
   std::span<const uint8_t> bytes() const { return {data_, size_}; }
+  // Drops the pages before `offset` from memory: they stay readable (read again from
+  // the file when touched), but a pass over a huge file no longer keeps it all resident.
+  void release_before(size_t offset) const;
 
  private:
   const uint8_t* data_ = nullptr;

@@ -17,7 +17,7 @@ class Recording {
  public:
   // Throws FormatError when the bytes are not a readable JFR recording at all (not
   // JFR, unsupported version, shorter than a chunk header).
-  explicit Recording(std::span<const uint8_t> file);
+  explicit Recording(std::span<const uint8_t> file, PositionObserver observer = {});
 
   // Visits every readable chunk in file order. Damage that still lets reading go on
   // (a truncated last chunk, a corrupt record, bytes between chunks) becomes a warning.
@@ -26,6 +26,7 @@ class Recording {
 
  private:
   std::span<const uint8_t> file_;
+  PositionObserver observer_;
   std::vector<std::string> warnings_;
 };
 
