@@ -125,7 +125,13 @@ void Totals::remove(const Totals& t) {
 }
 
 uint32_t Profile::add_allocation(const Sample& sample) {
-  if (selector_ && !selector_->keeps(*this, sample)) return kNotKept;
+  if (selector_ && !selector_->keeps(*this, sample)) {
+    // Its free must still find it: a free that finds nothing waits for its allocation
+    // until the end. No need when that free would be turned away too (after --to).
+    if (sample.source == AllocationSource::Native && selector_->keeps_free(*this, sample.process, sample.time_nanos))
+      live_.allocated(sample.process, sample.address, {kNotKept, sample.weight, sample.time_nanos, sample.size});
+    return kNotKept;
+  }
   const SampleOrigin& origin = sample;
   auto [it, added] = allocation_ids_.try_emplace(origin, static_cast<uint32_t>(allocations_.size()));
   if (added) allocations_.push_back({origin, {}, {}});
@@ -141,7 +147,7 @@ uint32_t Profile::add_allocation(const Sample& sample) {
 
 void Profile::add_free(uint32_t process, int64_t time_nanos, uint64_t address) {
   if (selector_ && !selector_->keeps_free(*this, process, time_nanos)) return;
-  if (auto block = live_.freed(process, address, time_nanos)) {
+  if (auto block = live_.freed(process, address, time_nanos); block && block->allocation != kNotKept) {
     Totals freed = sample_totals(block->size, block->weight);
     allocations_[block->allocation].live.remove(freed);
     time_series_.freed(time_nanos, freed.bytes);
@@ -156,7 +162,7 @@ void Profile::map_stacks(const std::function<uint32_t(uint32_t)>& new_stack) {
 std::vector<LiveSample> Profile::live_samples() const {
   std::vector<LiveSample> live;
   live_.for_each_live([&](const LiveTracker::Block& b) {
-    live.push_back({b.allocation, b.time_nanos, sample_totals(b.size, b.weight)});
+    if (b.allocation != kNotKept) live.push_back({b.allocation, b.time_nanos, sample_totals(b.size, b.weight)});
   });
   std::sort(live.begin(), live.end(), [](const LiveSample& x, const LiveSample& y) {
     return x.time_nanos != y.time_nanos ? x.time_nanos < y.time_nanos : x.allocation < y.allocation;

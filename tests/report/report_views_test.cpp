@@ -94,6 +94,24 @@ TEST(SampleFilter, TimeWindowKeepsItsSamplesAndLiveIsLiveAtItsEnd) {
   EXPECT_EQ(filter_text(window), "from 2.0 s, to 5.0 s");
 }
 
+TEST(SampleFilter, FreesOfSamplesTurnedAwayFindThemInsteadOfWaiting) {
+  ProfileMaker m;
+  uint32_t p = m.process(1, 0, 10 * kS);
+  uint32_t s = m.stack({"f"});
+  SampleFilter late;
+  late.from_nanos = 5 * kS;
+  SampleSelection selection(late, {});
+  m.profile.set_selector(&selection);
+  m.alloc(p, s, 1 * kS, 0x10, 100);  // before --from: not summed
+  m.free(p, 6 * kS, 0x10);
+  m.alloc(p, s, 7 * kS, 0x20, 200);
+  selection.finish(m.profile);
+  // A free left waiting would be held until the end: memory growing with the file.
+  EXPECT_EQ(m.profile.unmatched_frees(), 0u);
+  ASSERT_EQ(m.profile.live_samples().size(), 1u);
+  EXPECT_EQ(m.profile.live_samples()[0].totals.bytes, 200);
+}
+
 TEST(SampleFilter, OffsetsTakeUnits) {
   EXPECT_EQ(parse_offset("10"), 10 * kS);
   EXPECT_EQ(parse_offset("1.5s"), 1'500'000'000);
