@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstring>
 
 #include "agent/log.h"
@@ -83,9 +84,21 @@ DynamicInfo read_dynamic(const ModuleLayout& m) {
   return d;
 }
 
+// Every relocation of every module is looked up at each dlopen (PHP loads a score
+// of extensions, and its executable has tens of thousands of relocations): the
+// names' first letters rule out nearly all of them before any strcmp.
 int hooked_function_named(const char* name) {
-  for (int id = 0; id < kHookCount; id++)
+  static_assert(kHookCount <= 32, "one bit per hooked function");
+  static const auto by_first_letter = [] {
+    std::array<uint32_t, 256> ids{};
+    for (int id = 0; id < kHookCount; id++)
+      ids[static_cast<unsigned char>(g_hooked_functions[id].name[0])] |= uint32_t{1} << id;
+    return ids;
+  }();
+  for (uint32_t ids = by_first_letter[static_cast<unsigned char>(name[0])]; ids; ids &= ids - 1) {
+    int id = __builtin_ctz(ids);
     if (strcmp(name, g_hooked_functions[id].name) == 0) return id;
+  }
   return -1;
 }
 

@@ -25,6 +25,9 @@ struct ZendEngine {
   void* (*heap_alloc)(ZendMmHeap*, size_t);
   void (*heap_free)(ZendMmHeap*, void*);
   void* (*heap_realloc)(ZendMmHeap*, void*, size_t);
+  // zend_memory_usage, zend_memory_peak_usage (argument: real sizes, in chunks).
+  size_t (*memory_usage)(bool);
+  size_t (*memory_peak_usage)(bool);
   // The libc-backed handlers of USE_ZEND_ALLOC=0 (ZendMM off): those allocations
   // are malloc's, counted by the libc hooks already.
   ZendMalloc libc_malloc;

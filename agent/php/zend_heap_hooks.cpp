@@ -1,8 +1,11 @@
 #include "agent/php/zend_heap_hooks.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "agent/hooks/allocation_hooks.h"
+#include "agent/hooks/hook_events.h"
+#include "agent/sampling/sampler.h"
 #include "agent/log.h"
 
 namespace nmprof::php {
@@ -19,9 +22,14 @@ struct Forwarding {
   ZendMalloc previous_malloc;
   ZendFree previous_free;
   ZendRealloc previous_realloc;
+  // The heap's real size and memory_limit (see find_heap_limits); when they are
+  // not found, both point at kUnknownLimits: every allocation goes the careful way.
+  const size_t* real_size;
+  const size_t* limit;
 };
 Forwarding g_to;
 bool g_installed = false;
+constexpr size_t kUnknownLimits[2] = {SIZE_MAX, 0};
 
 // With custom handlers set, zend_mm_gc() does nothing, and the allocator calls it
 // to stay under memory_limit. The flag that says so (use_custom_heap, an int, the
@@ -38,19 +46,41 @@ void* allocate_directly(Call call) {
   return p;
 }
 
-void* heap_malloc(size_t size) {
-  void* p = g_to.previous_malloc ? g_to.previous_malloc(size)
-                                 : allocate_directly([&] { return g_to.engine.heap_alloc(g_to.heap, size); });
-  return count_allocation(p, size, schema::kZendMM);
+// The allocator collects (zend_mm_gc) only when it needs a new chunk or a huge
+// block past memory_limit: an allocation that stays a few chunks below the limit
+// cannot, and is tail-called to the allocator without clearing the flag.
+constexpr size_t kCollectMargin = size_t{4} << 20;
+// An absurd size that wraps around goes the fast way: the allocator refuses it
+// without collecting.
+bool may_collect(size_t size) { return *g_to.real_size + size + kCollectMargin > *g_to.limit; }
+
+// The handlers when no neighbour had any: the non-sampled path is the countdown,
+// the limit check and a tail call into the allocator.
+__attribute__((noinline)) void* careful_malloc(size_t size, bool sampled) {
+  void* p = allocate_directly([&] { return g_to.engine.heap_alloc(g_to.heap, size); });
+  return sampled ? on_sampled_allocation(p, size, schema::kZendMM) : p;
 }
 
-void heap_free(void* p) {
+void* direct_malloc(size_t size) {
+  bool sampled = Sampler::countdown(size);
+  if (__builtin_expect(sampled || may_collect(size), 0)) return careful_malloc(size, sampled);
+  return g_to.engine.heap_alloc(g_to.heap, size);
+}
+
+void direct_free(void* p) {
   if (__builtin_expect(LiveHeap::maybe_tracked(p), 0)) on_tracked_free(p);
-  if (g_to.previous_free) return g_to.previous_free(p);
   // The engine's final shutdown hands a custom heap's own address to its free
   // handler (for heaps that malloc'ed their header). This one lives in its first
   // chunk, which stays mapped until the process ends.
-  if (p != g_to.heap) g_to.engine.heap_free(g_to.heap, p);
+  if (__builtin_expect(p != g_to.heap, 1)) g_to.engine.heap_free(g_to.heap, p);
+}
+
+// The handlers when a neighbour installed its own before: they get the calls.
+void* chained_malloc(size_t size) { return count_allocation(g_to.previous_malloc(size), size, schema::kZendMM); }
+
+void chained_free(void* p) {
+  if (__builtin_expect(LiveHeap::maybe_tracked(p), 0)) on_tracked_free(p);
+  g_to.previous_free(p);
 }
 
 void* heap_realloc(void* old, size_t size) {
@@ -61,6 +91,27 @@ void* heap_realloc(void* old, size_t size) {
   };
   if (__builtin_expect(LiveHeap::maybe_tracked(old), 0)) return realloc_tracked(old, size, call, schema::kZendMM);
   return count_allocation(call(), size, schema::kZendMM);
+}
+
+// The heap's real size, real peak and memory_limit are consecutive words (struct
+// _zend_mm_heap, PHP 7.0 to 8.3; Debian's build adds its members after them). They
+// are found by their values while the heap is fresh: its real size and peak are
+// what zend_memory_usage(1) and zend_memory_peak_usage(1) say, and the limit is
+// still the engine's "none" (SIZE_MAX / 2). Not found: every call clears the flag.
+void find_heap_limits(const ZendEngine& engine, Forwarding& to) {
+  to.real_size = &kUnknownLimits[0];
+  to.limit = &kUnknownLimits[1];
+  if (!engine.memory_usage || !engine.memory_peak_usage) return;
+  size_t real_size = engine.memory_usage(true), real_peak = engine.memory_peak_usage(true);
+  constexpr size_t kNoLimit = SIZE_MAX >> 1;
+  auto words = reinterpret_cast<const size_t*>(to.heap);
+  for (size_t i = 1; i + 2 < 128 && real_size != 0; i++) {
+    if (words[i] == real_size && words[i + 1] == real_peak && words[i + 2] == kNoLimit) {
+      to.real_size = &words[i];
+      to.limit = &words[i + 2];
+      return;
+    }
+  }
 }
 
 }  // namespace
@@ -80,8 +131,12 @@ HeapHooks install_zend_heap_hooks(const ZendEngine& engine) {
   ZendRealloc previous_realloc = nullptr;
   engine.get_custom_handlers(heap, &previous_malloc, &previous_free, &previous_realloc);
   if (previous_malloc && previous_malloc == engine.libc_malloc) return HeapHooks::NotHere;  // USE_ZEND_ALLOC=0
-  g_to = {heap, engine, previous_malloc, previous_free, previous_realloc};
-  engine.set_custom_handlers(heap, heap_malloc, heap_free, heap_realloc);
+  g_to = {heap, engine, previous_malloc, previous_free, previous_realloc, nullptr, nullptr};
+  find_heap_limits(engine, g_to);
+  if (previous_malloc)
+    engine.set_custom_handlers(heap, chained_malloc, chained_free, heap_realloc);
+  else
+    engine.set_custom_handlers(heap, direct_malloc, direct_free, heap_realloc);
   g_installed = true;
   return HeapHooks::Installed;
 }
