@@ -10,10 +10,12 @@ import socket
 import subprocess
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
+import fastcgi
 from conftest import JDK17, JDK25, jfr_events, jfr_tool, report_json, run
 
 SCRIPTS = Path(__file__).parent / "php"
@@ -188,34 +190,128 @@ def test_jfr_tools_read_php_recordings(nmprof, php, tmp_path, jdk):
                f["method"]["type"]["name"] == str(ALLOCATE) for f in frames)
 
 
-def test_builtin_server_keeps_its_heap_and_is_profiled_natively(nmprof, php, tmp_path):
-    """php -S serves many requests: an engine with custom heap handlers would not reset
-    its heap between them, so the agent leaves ZendMM alone there and says so."""
+REQUEST = SCRIPTS / "request.php"
+REQUEST_BLOCK = (24 + 100000 + 1 + 7) & ~7  # the strings request_strings() keeps
+
+
+def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+        return s.getsockname()[1]
+
+
+def wait_for_port(port, server):
+    for _ in range(200):
+        assert server.poll() is None, server.communicate()
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    pytest.fail(f"nothing listens on port {port}")
+
+
+def check_requests_recorded(nmprof, out, answers):
+    """Every process that answered is in the recording, request_strings()'s bytes are
+    estimated within bounds over all requests, and none of them is live at the end:
+    each request's heap was reset after it."""
+    pids = {int(a.split()[0]) for a in answers}
+    assert {a.split()[1] for a in answers} == {"50"}, answers
+    report = report_json(nmprof, out, "--top", "1000")
+    assert pids <= {p["pid"] for p in report["processes"]}, (pids, report["processes"])
+    assert sum(p["statistics"]["lostSamples"] for p in report["processes"]) == 0
+    count = 50 * len(answers)
+    estimate, stacks = by_php_function(report, ["request_strings"])["request_strings"]
+    # The array that holds the strings grows in request_strings() too: 2 KiB a request.
+    bound = 5 * sigma(REQUEST_BLOCK, count, 256 * 1024) + 2048 * len(answers)
+    assert abs(estimate - REQUEST_BLOCK * count) <= bound, (estimate, REQUEST_BLOCK * count, bound)
+    assert {p for s in stacks for p in [s["frames"][-1]["function"]]} == {"{main}"}
+    live = report_json(nmprof, out, "--live", "--top", "1000")
+    assert "request_strings" not in by_php_function(live, ["request_strings"])
+    # What is live is the engine's startup (libc): 5 MiB, not the requests' 5 MiB each.
+    assert live["live"]["estimated_bytes"] < 20 * 2**20, live["live"]
+    return report
+
+
+def children(pid):
+    return [int(c) for t in Path(f"/proc/{pid}/task").iterdir() for c in (t / "children").read_text().split()]
+
+
+def concurrently(call, times):
+    with ThreadPoolExecutor(6) as pool:
+        return list(pool.map(lambda _: call(), range(times)))
+
+
+def test_builtin_server_workers_record_every_request(nmprof, php, tmp_path):
+    """php -S with worker processes (PHP_CLI_SERVER_WORKERS), requests served
+    concurrently: each worker forks from the server and records into the same file."""
+    port = free_port()
     out = tmp_path / "server.jfr"
+    env = dict(os.environ, PHP_CLI_SERVER_WORKERS="3")
     server = subprocess.Popen([str(nmprof), "run", "-o", str(out), "--", php, "-S", f"127.0.0.1:{port}", "-t",
-                               str(SCRIPTS)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               str(SCRIPTS)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               start_new_session=True)
     try:
-        for _ in range(100):
-            try:
-                body = urllib.request.urlopen(f"http://127.0.0.1:{port}/include_main.php", timeout=5).read()
-                break
-            except OSError:
-                time.sleep(0.1)
-        assert body == b"200\n"
+        wait_for_port(port, server)
+        url = f"http://127.0.0.1:{port}/{REQUEST.name}"
+        answers = concurrently(lambda: urllib.request.urlopen(url, timeout=30).read().decode(), 60)
+        # The server leaves its workers running when it gets SIGTERM (without nmprof too):
+        # they are stopped first, each writing its recording as it ends.
+        for worker in children(children(server.pid)[0]):
+            os.kill(worker, signal.SIGTERM)
+            while Path(f"/proc/{worker}").exists() and "zombie" not in Path(f"/proc/{worker}/status").read_text():
+                time.sleep(0.05)
         server.send_signal(signal.SIGTERM)
         _, stderr = server.communicate(timeout=60)
     finally:
         if server.poll() is None:
             os.killpg(server.pid, signal.SIGKILL)
             server.communicate()
-    assert "PHP SAPI cli-server: ZendMM allocations are sampled in the CLI only" in stderr, stderr
-    report = report_json(nmprof, out)
-    assert report["allocated"]["samples"] > 0
-    assert report["allocators"]["ZendMM"]["samples"] == 0
+    assert "nmprof: profile written" in stderr, stderr
+    report = check_requests_recorded(nmprof, out, answers)
+    assert len(report["processes"]) >= 2  # the server and its workers
+
+
+@pytest.fixture(scope="session")
+def php_fpm():
+    path = shutil.which("php-fpm8.2") or shutil.which("php-fpm")
+    if not path:
+        pytest.fail("php-fpm 8.2 is needed (apt install php8.2-fpm)")
+    return path
+
+
+def test_php_fpm_workers_record_every_request(nmprof, php_fpm, tmp_path):
+    """php-fpm -F with three static workers, requests served concurrently over
+    FastCGI, then a graceful stop (SIGQUIT): the master and every worker recorded."""
+    port = free_port()
+    config = tmp_path / "fpm.conf"
+    config.write_text(f"""[global]
+pid = {tmp_path / "fpm.pid"}
+error_log = {tmp_path / "fpm.log"}
+[www]
+user = root
+listen = 127.0.0.1:{port}
+pm = static
+pm.max_children = 3
+""")
+    out = tmp_path / "fpm.jfr"
+    server = subprocess.Popen([str(nmprof), "run", "-o", str(out), "--", php_fpm, "-F", "-R", "-n", "-y",
+                               str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True)
+    try:
+        wait_for_port(port, server)
+        answers = concurrently(lambda: fastcgi.request(("127.0.0.1", port), str(REQUEST)), 60)
+        os.kill(int((tmp_path / "fpm.pid").read_text()), signal.SIGQUIT)
+        _, stderr = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.communicate()
+    assert server.returncode == 0, stderr
+    assert "nmprof: profile written" in stderr, stderr
+    report = check_requests_recorded(nmprof, out, answers)
+    assert len({int(a.split()[0]) for a in answers}) >= 2, answers  # served by several workers
+    assert report["processes"][0]["settings"]["runtime"] == "PHP 8.2"
 
 
 def test_custom_handlers_installed_before_nmprof_keep_seeing_their_calls(nmprof, php, programs, tmp_path):

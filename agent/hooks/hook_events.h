@@ -33,6 +33,8 @@ void* on_symbol_lookup(const char* name, void* found);
 // A call a runtime makes at a known point of its startup (sysconf, in PHP right after
 // the engine made its heap): the agent may hook the runtime's own allocator now.
 void on_runtime_checkpoint();
+// The runtime freed every block of its own heap at once (PHP, at the end of a request).
+void on_runtime_heap_reset(jfr::schema::AllocatorKey allocator);
 // The process image is about to be replaced, or the process to end without exit().
 void on_process_image_ending();
 

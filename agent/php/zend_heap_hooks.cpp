@@ -1,12 +1,10 @@
 #include "agent/php/zend_heap_hooks.h"
 
 #include <cstdint>
-#include <cstring>
 
 #include "agent/hooks/allocation_hooks.h"
 #include "agent/hooks/hook_events.h"
 #include "agent/sampling/sampler.h"
-#include "agent/log.h"
 
 namespace nmprof::php {
 namespace {
@@ -22,14 +20,14 @@ struct Forwarding {
   ZendMalloc previous_malloc;
   ZendFree previous_free;
   ZendRealloc previous_realloc;
-  // The heap's real size and memory_limit (see find_heap_limits); when they are
-  // not found, both point at kUnknownLimits: every allocation goes the careful way.
+  // The heap's real size and memory_limit (see learn_zend_heap); until they are
+  // found, both point at kUnknownLimits: every allocation goes the careful way.
   const size_t* real_size;
   const size_t* limit;
 };
-Forwarding g_to;
-bool g_installed = false;
 constexpr size_t kUnknownLimits[2] = {SIZE_MAX, 0};
+Forwarding g_to{nullptr, {}, nullptr, nullptr, nullptr, &kUnknownLimits[0], &kUnknownLimits[1]};
+bool g_installed = false;
 
 // With custom handlers set, zend_mm_gc() does nothing, and the allocator calls it
 // to stay under memory_limit. The flag that says so (use_custom_heap, an int, the
@@ -93,46 +91,48 @@ void* heap_realloc(void* old, size_t size) {
   return count_allocation(call(), size, schema::kZendMM);
 }
 
-// The heap's real size, real peak and memory_limit are consecutive words (struct
-// _zend_mm_heap, PHP 7.0 to 8.3; Debian's build adds its members after them). They
-// are found by their values while the heap is fresh: its real size and peak are
-// what zend_memory_usage(1) and zend_memory_peak_usage(1) say, and the limit is
-// still the engine's "none" (SIZE_MAX / 2). Not found: every call clears the flag.
-void find_heap_limits(const ZendEngine& engine, Forwarding& to) {
-  to.real_size = &kUnknownLimits[0];
-  to.limit = &kUnknownLimits[1];
-  if (!engine.memory_usage || !engine.memory_peak_usage) return;
+}  // namespace
+
+void learn_zend_heap(const ZendEngine& engine) {
+  // The heap's real size, real peak and memory_limit are consecutive words (struct
+  // _zend_mm_heap, PHP 7.0 to 8.3; Debian's build adds its members after them).
+  // They are found by their values while the heap is fresh: its real size and peak
+  // are what zend_memory_usage(1) and zend_memory_peak_usage(1) say, and the limit
+  // is still the engine's "none" (SIZE_MAX / 2).
+  ZendMmHeap* heap = engine.get_heap();
+  if (!heap || !engine.memory_usage || !engine.memory_peak_usage) return;
+  g_to.heap = heap;
   size_t real_size = engine.memory_usage(true), real_peak = engine.memory_peak_usage(true);
   constexpr size_t kNoLimit = SIZE_MAX >> 1;
-  auto words = reinterpret_cast<const size_t*>(to.heap);
+  auto words = reinterpret_cast<const size_t*>(heap);
   for (size_t i = 1; i + 2 < 128 && real_size != 0; i++) {
     if (words[i] == real_size && words[i + 1] == real_peak && words[i + 2] == kNoLimit) {
-      to.real_size = &words[i];
-      to.limit = &words[i + 2];
+      g_to.real_size = &words[i];
+      g_to.limit = &words[i + 2];
       return;
     }
   }
 }
 
-}  // namespace
-
 HeapHooks install_zend_heap_hooks(const ZendEngine& engine) {
   if (g_installed) return HeapHooks::Installed;
   ZendMmHeap* heap = engine.get_heap();
   if (!heap) return HeapHooks::NotYet;
-  const char* sapi = engine.sapi_name();
-  if (!sapi || strcmp(sapi, "cli") != 0) {
-    log_line("PHP SAPI %s: ZendMM allocations are sampled in the CLI only; profiling native allocations",
-             sapi ? sapi : "unknown");
-    return HeapHooks::NotHere;
-  }
   ZendMalloc previous_malloc = nullptr;
   ZendFree previous_free = nullptr;
   ZendRealloc previous_realloc = nullptr;
   engine.get_custom_handlers(heap, &previous_malloc, &previous_free, &previous_realloc);
   if (previous_malloc && previous_malloc == engine.libc_malloc) return HeapHooks::NotHere;  // USE_ZEND_ALLOC=0
-  g_to = {heap, engine, previous_malloc, previous_free, previous_realloc, nullptr, nullptr};
-  find_heap_limits(engine, g_to);
+  if (heap != g_to.heap && g_to.heap) {
+    // Another heap than the one learnt (an engine that made a new one): its limits are not known.
+    g_to.real_size = &kUnknownLimits[0];
+    g_to.limit = &kUnknownLimits[1];
+  }
+  g_to.heap = heap;
+  g_to.engine = engine;
+  g_to.previous_malloc = previous_malloc;
+  g_to.previous_free = previous_free;
+  g_to.previous_realloc = previous_realloc;
   if (previous_malloc)
     engine.set_custom_handlers(heap, chained_malloc, chained_free, heap_realloc);
   else

@@ -12,11 +12,13 @@
 namespace nmprof::php {
 
 enum class HeapHooks { Installed, NotYet, NotHere };
+// Called once while the engine's heap is fresh (right after the engine made it):
+// finds where it keeps what memory_limit is checked against.
+void learn_zend_heap(const ZendEngine& engine);
 // Installs the handlers on the engine's current heap, unless the heap is not there
-// yet (NotYet: try again later) or must be left alone (NotHere, after one log
-// line): ZendMM off (USE_ZEND_ALLOC=0: its allocations are malloc's), or a SAPI
-// that serves several requests (an engine with custom handlers does not reset its
-// heap between requests).
+// yet (NotYet: try again later) or must be left alone (NotHere): ZendMM off
+// (USE_ZEND_ALLOC=0: its allocations are malloc's). Callable at any time from the
+// engine's thread, as often as the handlers are removed.
 HeapHooks install_zend_heap_hooks(const ZendEngine& engine);
 // Gives the heap the handlers it had before (none: ZendMM's own allocator).
 void remove_zend_heap_hooks();

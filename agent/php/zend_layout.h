@@ -3,8 +3,8 @@
 // are those of PHP 8.2 on x86-64 (php-src PHP-8.2 branch: Zend/zend_globals.h
 // struct _zend_executor_globals, Zend/zend_compile.h struct _zend_execute_data,
 // union _zend_function, struct _zend_op_array, struct _zend_op, Zend/zend_types.h
-// struct _zend_string, struct _zend_class_entry), checked with offsetof against
-// Debian's php8.2-dev headers. They are used only when the running engine is 8.2.
+// struct _zend_string, struct _zend_class_entry; main/SAPI.h struct
+// _sapi_module_struct), checked with offsetof against Debian's php8.2-dev headers. They are used only when the running engine is 8.2.
 #pragma once
 
 #include <cstddef>
@@ -42,5 +42,10 @@ constexpr size_t kStringValue = 24;   // char[]
 
 // zend_class_entry
 constexpr size_t kClassName = 8;  // zend_string*
+
+// sapi_module_struct (main/SAPI.h; the same from PHP 5 to 8.3): its name, then
+// startup, shutdown, and the callbacks of each request's start and end.
+constexpr size_t kSapiActivate = 32;    // int (*)(void)
+constexpr size_t kSapiDeactivate = 40;  // int (*)(void)
 
 }  // namespace nmprof::php::layout82
