@@ -326,3 +326,48 @@ def test_custom_handlers_installed_before_nmprof_keep_seeing_their_calls(nmprof,
     assert abs(seen[1] - seen[0]) < seen[0] / 100, seen
     report = report_json(nmprof, out)
     assert report["allocators"]["ZendMM"]["samples"] > 0
+
+
+def test_php_context_functions_tie_allocations_to_routes(nmprof, php, tmp_path):
+    """nmprof_context_set() and friends, added by the agent: per route, the estimate
+    is within bounds of what its requests made; what was made between requests has
+    no context; the same script runs without the agent (function_exists)."""
+    script = SCRIPTS / "context.php"
+    plain = subprocess.run([php, str(script)], capture_output=True, text=True, check=True)
+    out = tmp_path / "context.jfr"
+    profiled = run(nmprof, "run", "--context-attributes", "route", "--nativemem", "256k", "-o", out, "--", php,
+                   script, timeout=300)
+    assert profiled.stdout == plain.stdout
+    truth = truths(profiled.stdout)
+    report = report_json(nmprof, out, "--by", "attribute:route")
+    rows = {row["value"] or "(none)": row for row in report["contexts"]}
+    for route, (size, count) in truth.items():
+        # (none) also holds the engine's own startup and shutdown: a few MiB at most.
+        slack = 4 * 2**20 if route == "(none)" else 0
+        bound = 5 * sigma(size / count, count, 256 * 1024)
+        assert -bound <= rows[route]["estimated_bytes"] - size <= bound + slack, (route, rows[route], size, bound)
+    assert report["statistics"]["undeclaredAttributes"] == 30
+    spans = report_json(nmprof, out, "--by", "span")
+    assert {row["value"] for row in spans["contexts"]} - {None} <= {str(n) for n in range(1, 31)}
+
+
+def test_php_context_functions_check_their_arguments(nmprof, php, tmp_path):
+    script = ("try { nmprof_context_set('a', 1); } catch (TypeError $e) { echo get_class($e), ' '; }"
+              "try { nmprof_context_clear(1); } catch (ArgumentCountError $e) { echo get_class($e), ' '; }"
+              "try { nmprof_context_set_attribute('route'); } catch (ArgumentCountError $e) { echo 'count'; }")
+    _, result = record(nmprof, php, tmp_path, "-r", script)
+    assert result.stdout == "TypeError ArgumentCountError count"
+    plain = subprocess.run([php, "-r", "nmprof_context_clear();"], capture_output=True, text=True)
+    assert plain.returncode == 255 and "Call to undefined function nmprof_context_clear()" in plain.stderr
+
+
+def test_gc_mem_caches_gives_memory_back_as_without_nmprof(nmprof, php, tmp_path):
+    """The engine skips gc_mem_caches() while custom heap handlers are set: the agent
+    wraps it so that it collects."""
+    script = ("$a = []; for ($i = 0; $i < 200000; $i++) $a[] = str_repeat('x', 100); unset($a);"
+              "$m = memory_get_usage(true); $f = gc_mem_caches();"
+              "echo $f > 0 ? 'freed' : 'none', ' ', memory_get_usage(true) < $m ? 'smaller' : 'same';")
+    plain = subprocess.run([php, "-r", script], capture_output=True, text=True, check=True)
+    _, profiled = record(nmprof, php, tmp_path, "-r", script)
+    assert plain.stdout == "freed smaller"
+    assert profiled.stdout == plain.stdout

@@ -3,6 +3,7 @@
 #include "agent/log.h"
 #include <cstring>
 
+#include "agent/php/php_functions.h"
 #include "agent/php/php_requests.h"
 #include "agent/php/zend_heap_hooks.h"
 
@@ -32,6 +33,7 @@ void PhpRuntime::checkpoint() {
   if (!zend_.get_heap()) return;  // not made yet
   heap_pending_.store(false, std::memory_order_release);
   learn_zend_heap(zend_);
+  add_functions_after_startup(zend_);
   const char* sapi = zend_.sapi_name();
   if (sapi && strcmp(sapi, "cli") == 0) {
     install_zend_heap_hooks(zend_);

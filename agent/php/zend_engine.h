@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace nmprof::php {
 
@@ -31,6 +32,14 @@ struct ZendEngine {
   // The libc-backed handlers of USE_ZEND_ALLOC=0 (ZendMM off): those allocations
   // are malloc's, counted by the libc hooks already.
   ZendMalloc libc_malloc;
+  // What adding PHP functions takes (php_functions.h): the callback the engine
+  // calls once its startup is done, the registration of internal functions, their
+  // argument parsing, and the function table (in compiler_globals, NTS builds).
+  int (**post_startup_cb)();
+  int (*register_functions)(void* scope, const void* functions, void* function_table, int type);
+  int (*parse_parameters)(uint32_t num_args, const char* type_spec, ...);
+  void* (*hash_str_find)(const void* table, const char* key, size_t length);
+  void* compiler_globals;
   // The SAPI module (its first member is its name: "cli", "cli-server", "fpm-fcgi").
   const char* const* sapi_module;
   const char* sapi_name() const { return sapi_module ? *sapi_module : nullptr; }

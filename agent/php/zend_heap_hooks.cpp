@@ -147,4 +147,12 @@ void remove_zend_heap_hooks() {
   g_installed = false;
 }
 
+void with_custom_heap_off(void (*fn)(void*), void* arg) {
+  if (!g_installed) return fn(arg);
+  allocate_directly([&] {
+    fn(arg);
+    return nullptr;
+  });
+}
+
 }  // namespace nmprof::php

@@ -22,5 +22,9 @@ void learn_zend_heap(const ZendEngine& engine);
 HeapHooks install_zend_heap_hooks(const ZendEngine& engine);
 // Gives the heap the handlers it had before (none: ZendMM's own allocator).
 void remove_zend_heap_hooks();
+// Calls fn(arg) with the heap's custom handlers flagged off, as the engine's own
+// functions see the heap without the agent (zend_mm_gc does nothing while they
+// are on; the agent's handlers allocate from the same heap).
+void with_custom_heap_off(void (*fn)(void*), void* arg);
 
 }  // namespace nmprof::php

@@ -1,10 +1,13 @@
-// Where the agent finds the PHP call stack in the engine's structures, declared here
-// rather than taken from PHP's headers: the agent builds without them. The offsets
-// are those of PHP 8.2 on x86-64 (php-src PHP-8.2 branch: Zend/zend_globals.h
-// struct _zend_executor_globals, Zend/zend_compile.h struct _zend_execute_data,
-// union _zend_function, struct _zend_op_array, struct _zend_op, Zend/zend_types.h
-// struct _zend_string, struct _zend_class_entry; main/SAPI.h struct
-// _sapi_module_struct), checked with offsetof against Debian's php8.2-dev headers. They are used only when the running engine is 8.2.
+// Where the agent finds the PHP call stack (and the few other things it reads or
+// writes) in the engine's structures, declared here rather than taken from PHP's
+// headers: the agent builds without them. The offsets are those of PHP 8.2 on
+// x86-64 (php-src PHP-8.2 branch: Zend/zend_globals.h struct
+// _zend_executor_globals and _zend_compiler_globals, Zend/zend_compile.h struct
+// _zend_execute_data, union _zend_function, struct _zend_internal_function,
+// _zend_op_array and _zend_op, Zend/zend_types.h struct _zend_string and
+// _zend_class_entry, main/SAPI.h struct _sapi_module_struct), checked with
+// offsetof against Debian's php8.2-dev headers. They are used only when the
+// running engine is 8.2.
 #pragma once
 
 #include <cstddef>
@@ -19,6 +22,13 @@ constexpr size_t kCurrentExecuteData = 488;
 constexpr size_t kExecuteOpline = 0;  // const zend_op*: the instruction running (user code)
 constexpr size_t kExecuteFunc = 24;   // zend_function*
 constexpr size_t kExecutePrev = 48;   // zend_execute_data*: the caller's frame
+constexpr size_t kExecuteNumArgs = 44;  // uint32_t This.u2.num_args: the arguments passed
+
+// zend_compiler_globals (NTS: the exported `compiler_globals`)
+constexpr size_t kCompilerFunctionTable = 56;  // HashTable*
+
+// zend_internal_function
+constexpr size_t kInternalHandler = 72;  // void (*)(zend_execute_data*, zval*)
 
 // zend_function (common part, then zend_op_array for user code)
 constexpr size_t kFunctionType = 0;   // uint8_t
