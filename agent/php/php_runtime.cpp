@@ -17,9 +17,14 @@ void PhpRuntime::find(int engine_thread) {
     log_line("PHP %s: this engine's heap cannot be hooked; profiling native allocations only", version);
     return;
   }
-  if (zend_.version != ZendVersion::Php82 || !zend_.executor_globals) {
-    log_line("PHP %s%s: sampling ZendMM allocations without PHP frames (engine layout unknown)", version,
-             zend_.executor_globals ? "" : " (ZTS)");
+  // A ZTS engine has one heap per thread, and its globals in thread-local storage:
+  // neither is followed (no ZTS build was at hand to test with).
+  if (!zend_.executor_globals) {
+    log_line("PHP %s (ZTS): thread-safe engines are not supported; profiling native allocations only", version);
+    return;
+  }
+  if (zend_.version != ZendVersion::Php82) {
+    log_line("PHP %s: sampling ZendMM allocations without PHP frames (engine layout unknown)", version);
   } else if (PhpStacks* stacks = PhpStacks::create(zend_.executor_globals, engine_thread)) {
     stacks_.store(stacks, std::memory_order_release);
   } else {

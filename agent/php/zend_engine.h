@@ -43,7 +43,8 @@ struct ZendEngine {
   // The SAPI module (its first member is its name: "cli", "cli-server", "fpm-fcgi").
   const char* const* sapi_module;
   const char* sapi_name() const { return sapi_module ? *sapi_module : nullptr; }
-  // NTS builds only (ZTS builds keep it in thread-local storage): null otherwise.
+  // NTS builds only (ZTS builds keep it in thread-local storage): null tells a ZTS
+  // engine.
   void* executor_globals;
   ZendVersion version;
   // False on PHP 8.4+, whose custom heaps also take shutdown and gc handlers
