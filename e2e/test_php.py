@@ -272,6 +272,31 @@ def test_builtin_server_workers_record_every_request(nmprof, php, tmp_path):
     assert len(report["processes"]) >= 2  # the server and its workers
 
 
+def test_a_request_context_ends_with_its_request(nmprof, php, tmp_path):
+    """A request that sets a context and does not clear it: the next requests of the
+    same server process carry none."""
+    port = free_port()
+    out = tmp_path / "server.jfr"
+    server = subprocess.Popen([str(nmprof), "run", "--context-attributes", "route", "-o", str(out), "--", php, "-S",
+                               f"127.0.0.1:{port}", "-t", str(SCRIPTS)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        wait_for_port(port, server)
+        get = lambda name: urllib.request.urlopen(f"http://127.0.0.1:{port}/{name}", timeout=30).read().decode()
+        assert get("leave_context.php") == "left\n"
+        for _ in range(10):
+            get(REQUEST.name)
+        server.send_signal(signal.SIGTERM)
+        server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.communicate()
+    rows = {row["value"]: row for row in report_json(nmprof, out, "--by", "attribute:route")["contexts"]}
+    # The ten requests made 48 MiB; what the first one made after setting it is tiny.
+    assert rows.get("/left", {"estimated_bytes": 0})["estimated_bytes"] < 2**20, rows
+
+
 @pytest.fixture(scope="session")
 def php_fpm():
     path = shutil.which("php-fpm8.2") or shutil.which("php-fpm")

@@ -5,6 +5,7 @@
 #include "agent/hooks/thread_state.h"
 #include "agent/php/zend_heap_hooks.h"
 #include "agent/php/zend_layout.h"
+#include "include/nmprof.h"
 
 namespace nmprof::php {
 namespace {
@@ -33,6 +34,8 @@ int on_request_end() {
   {
     AgentGuard guard;
     remove_zend_heap_hooks();
+    // A request's context ends with it, whether or not its code cleared it.
+    nmprof_context_clear();
   }
   on_runtime_heap_reset(jfr::schema::kZendMM);
   return g_wrapped.original_deactivate ? g_wrapped.original_deactivate() : kSuccess;

@@ -5,7 +5,8 @@
 // php_request_startup) to its deactivate callback (near the end of
 // php_request_shutdown, before the reset). The SAPI's callbacks, in the exported
 // sapi_module, are wrapped. The blocks still tracked at the end of a request die
-// with the reset: their frees are recorded then.
+// with the reset: their frees are recorded then. The thread's context (nmprof.h,
+// nmprof_context_set()) is cleared then too.
 #pragma once
 
 #include "agent/php/zend_engine.h"
