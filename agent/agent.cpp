@@ -95,6 +95,11 @@ void after_fork_in_child() {
   reset_context_lock_after_fork();
   g_agent->recorder.after_fork_in_child();
   g_agent->php.after_fork_in_child(parent_tid, t_state.id());
+  // Siblings forked from one parent (a server's workers) would otherwise draw the
+  // same samples from the parent's random state. The countdown is restored from
+  // saved_countdown when the guard ends.
+  Sampler::seed(t_state, static_cast<uint64_t>(getpid()));
+  t_state.saved_countdown = Sampler::next_gap(t_state);
 }
 
 std::string joined(const std::vector<std::string>& names) {

@@ -1,6 +1,7 @@
 #include "agent/php/php_functions.h"
 
 #include <cstdint>
+#include <cstring>
 #include <utility>
 
 #include "agent/hooks/thread_state.h"
@@ -86,13 +87,40 @@ const FunctionEntry kFunctions[] = {
     {nullptr, nullptr, nullptr, 0, 0},
 };
 
-void wrap_gc_mem_caches() {
+uintptr_t find_function(const char* name, size_t length) {
   auto table = reinterpret_cast<const void*>(
       load_pointer(reinterpret_cast<uintptr_t>(g_engine.compiler_globals), L::kCompilerFunctionTable));
-  if (!table) return;
+  auto* found = table ? g_engine.hash_str_find(table, name, length) : nullptr;
+  return found ? load_pointer(reinterpret_cast<uintptr_t>(found), 0) : 0;
+}
+
+// The module the functions say they come from: the engine's compiler and OPcache's
+// optimizer read a function's module (its type), and registered outside a module's
+// startup the functions have none. It is in no module registry (get_loaded_extensions
+// does not list it).
+alignas(8) unsigned char g_module[L::kModuleEntrySize];
+
+template <typename T>
+void store(unsigned char* base, size_t offset, T value) {
+  memcpy(base + offset, &value, sizeof value);
+}
+
+void give_functions_a_module() {
+  store<unsigned short>(g_module, L::kModuleSize, L::kModuleEntrySize);
+  store<unsigned>(g_module, L::kModuleApi, L::kModuleApiNo);
+  store<const char*>(g_module, L::kModuleName, "nmprof");
+  store<int>(g_module, L::kModuleStarted, 1);
+  store<unsigned char>(g_module, L::kModuleType, kModulePersistent);
+  store<int>(g_module, L::kModuleNumber, INT32_MAX);
+  for (const FunctionEntry* f = kFunctions; f->name; f++) {
+    uintptr_t function = find_function(f->name, strlen(f->name));
+    if (function) store<void*>(reinterpret_cast<unsigned char*>(function), L::kInternalModule, g_module);
+  }
+}
+
+void wrap_gc_mem_caches() {
   constexpr char kName[] = "gc_mem_caches";
-  auto* found = static_cast<uintptr_t*>(g_engine.hash_str_find(table, kName, sizeof kName - 1));
-  uintptr_t function = found ? load_pointer(reinterpret_cast<uintptr_t>(found), 0) : 0;
+  uintptr_t function = find_function(kName, sizeof kName - 1);
   if (!function || load<uint8_t>(function, L::kFunctionType) != L::kInternalFunction) return;
   auto* handler = reinterpret_cast<Handler*>(function + L::kInternalHandler);
   g_gc_mem_caches = *handler;
@@ -102,7 +130,9 @@ void wrap_gc_mem_caches() {
 int after_startup() {
   {
     AgentGuard guard;
-    if (g_engine.register_functions(nullptr, kFunctions, nullptr, kModulePersistent) != kSuccess)
+    if (g_engine.register_functions(nullptr, kFunctions, nullptr, kModulePersistent) == kSuccess)
+      give_functions_a_module();
+    else
       log_line("PHP: nmprof_context_set() and the other context functions could not be added");
     wrap_gc_mem_caches();
   }

@@ -5,7 +5,7 @@
 // _zend_executor_globals and _zend_compiler_globals, Zend/zend_compile.h struct
 // _zend_execute_data, union _zend_function, struct _zend_internal_function,
 // _zend_op_array and _zend_op, Zend/zend_types.h struct _zend_string and
-// _zend_class_entry, main/SAPI.h struct _sapi_module_struct), checked with
+// _zend_class_entry, Zend/zend_modules.h struct _zend_module_entry, main/SAPI.h struct _sapi_module_struct), checked with
 // offsetof against Debian's php8.2-dev headers. They are used only when the
 // running engine is 8.2.
 #pragma once
@@ -29,6 +29,17 @@ constexpr size_t kCompilerFunctionTable = 56;  // HashTable*
 
 // zend_internal_function
 constexpr size_t kInternalHandler = 72;  // void (*)(zend_execute_data*, zval*)
+constexpr size_t kInternalModule = 80;   // zend_module_entry*: read by OPcache's optimizer
+
+// zend_module_entry (Zend/zend_modules.h)
+constexpr size_t kModuleEntrySize = 168;
+constexpr size_t kModuleSize = 0;      // unsigned short: sizeof(zend_module_entry)
+constexpr size_t kModuleApi = 4;       // unsigned int: ZEND_MODULE_API_NO
+constexpr size_t kModuleName = 32;     // const char*
+constexpr size_t kModuleStarted = 136; // int
+constexpr size_t kModuleType = 140;    // unsigned char: MODULE_PERSISTENT (1)
+constexpr size_t kModuleNumber = 152;  // int
+constexpr unsigned kModuleApiNo = 20220829;
 
 // zend_function (common part, then zend_op_array for user code)
 constexpr size_t kFunctionType = 0;   // uint8_t
