@@ -305,9 +305,11 @@ def php_fpm():
     return path
 
 
-def test_php_fpm_workers_record_every_request(nmprof, php_fpm, tmp_path):
+@pytest.mark.parametrize("ini", [["-n"], []], ids=["no-ini", "debian-ini"])
+def test_php_fpm_workers_record_every_request(nmprof, php_fpm, tmp_path, ini):
     """php-fpm -F with three static workers, requests served concurrently over
-    FastCGI, then a graceful stop (SIGQUIT): the master and every worker recorded."""
+    FastCGI, then a graceful stop (SIGQUIT): the master and every worker recorded.
+    Debian's php.ini for php-fpm turns OPcache on."""
     port = free_port()
     config = tmp_path / "fpm.conf"
     config.write_text(f"""[global]
@@ -320,7 +322,7 @@ pm = static
 pm.max_children = 3
 """)
     out = tmp_path / "fpm.jfr"
-    server = subprocess.Popen([str(nmprof), "run", "-o", str(out), "--", php_fpm, "-F", "-R", "-n", "-y",
+    server = subprocess.Popen([str(nmprof), "run", "-o", str(out), "--", php_fpm, "-F", "-R", *ini, "-y",
                                str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               start_new_session=True)
     try:
