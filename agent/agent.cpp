@@ -208,11 +208,11 @@ void on_runtime_checkpoint() {
   g_agent->php.checkpoint();
 }
 
-void on_runtime_heap_reset(jfr::schema::AllocatorKey allocator) {
+void on_runtime_request_end(jfr::schema::AllocatorKey allocator, bool heap_reset) {
   if (!g_agent) return;
   AgentGuard guard;
   CancellationOff no_cancel;
-  g_agent->recorder.forget_blocks_of(t_state, allocator);
+  if (heap_reset) g_agent->recorder.forget_blocks_of(t_state, allocator);
   // A server's request ended: what it recorded is written now. Its worker may be
   // killed before the next write (php-fpm stops its workers with SIGTERM, after
   // giving SIGTERM back its default action).

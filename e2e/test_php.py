@@ -272,6 +272,33 @@ def test_builtin_server_workers_record_every_request(nmprof, php, tmp_path):
     assert len(report["processes"]) >= 2  # the server and its workers
 
 
+def test_builtin_server_with_a_neighbour_that_set_handlers_first(nmprof, php, programs, tmp_path):
+    """A neighbour's handlers, set before nmprof's: each request chains to them, and
+    they are given back at its end."""
+    port = free_port()
+    out = tmp_path / "server.jfr"
+    env = dict(os.environ, LD_PRELOAD=str(programs.shared("zend_neighbour.c")))
+    server = subprocess.Popen([str(nmprof), "run", "-o", str(out), "--", php, "-S", f"127.0.0.1:{port}", "-t",
+                               str(SCRIPTS)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True)
+    try:
+        wait_for_port(port, server)
+        url = f"http://127.0.0.1:{port}/{REQUEST.name}"
+        answers = [urllib.request.urlopen(url, timeout=30).read().decode() for _ in range(20)]
+        server.send_signal(signal.SIGTERM)
+        server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.communicate()
+    assert {a.split()[1] for a in answers} == {"50"}
+    report = report_json(nmprof, out, "--top", "1000")
+    estimate, _ = by_php_function(report, ["request_strings"])["request_strings"]
+    count = 50 * len(answers)
+    bound = 5 * sigma(REQUEST_BLOCK, count, 256 * 1024) + 2048 * len(answers)
+    assert abs(estimate - REQUEST_BLOCK * count) <= bound, (estimate, REQUEST_BLOCK * count)
+
+
 def test_a_request_context_ends_with_its_request(nmprof, php, tmp_path):
     """A request that sets a context and does not clear it: the next requests of the
     same server process carry none."""

@@ -31,13 +31,15 @@ int on_request_start() {
 }
 
 int on_request_end() {
+  bool heap_resets;
   {
     AgentGuard guard;
-    remove_zend_heap_hooks();
+    heap_resets = remove_zend_heap_hooks();
     // A request's context ends with it, whether or not its code cleared it.
     nmprof_context_clear();
   }
-  on_runtime_heap_reset(jfr::schema::kZendMM);
+  // (With a neighbour's handlers left on the heap, the engine does not reset it.)
+  on_runtime_request_end(jfr::schema::kZendMM, heap_resets);
   return g_wrapped.original_deactivate ? g_wrapped.original_deactivate() : kSuccess;
 }
 

@@ -141,17 +141,18 @@ HeapHooks install_zend_heap_hooks(const ZendEngine& engine) {
   return HeapHooks::Installed;
 }
 
-void remove_zend_heap_hooks() {
-  if (!g_installed) return;
+bool remove_zend_heap_hooks() {
+  if (!g_installed) return false;
   // A neighbour that set its handlers after ours (and may call ours) keeps them:
   // ours stay where they are, and are not installed again on top of its.
   ZendMalloc current_malloc = nullptr;
   ZendFree current_free = nullptr;
   ZendRealloc current_realloc = nullptr;
   g_to.engine.get_custom_handlers(g_to.heap, &current_malloc, &current_free, &current_realloc);
-  if (current_free != direct_free && current_free != chained_free) return;
+  if (current_free != direct_free && current_free != chained_free) return false;
   g_to.engine.set_custom_handlers(g_to.heap, g_to.previous_malloc, g_to.previous_free, g_to.previous_realloc);
   g_installed = false;
+  return !g_to.previous_malloc;
 }
 
 void with_custom_heap_off(void (*fn)(void*), void* arg) {

@@ -20,8 +20,10 @@ void learn_zend_heap(const ZendEngine& engine);
 // (USE_ZEND_ALLOC=0: its allocations are malloc's). Callable at any time from the
 // engine's thread, as often as the handlers are removed.
 HeapHooks install_zend_heap_hooks(const ZendEngine& engine);
-// Gives the heap the handlers it had before (none: ZendMM's own allocator).
-void remove_zend_heap_hooks();
+// Gives the heap the handlers it had before (none: ZendMM's own allocator), unless
+// a neighbour set its own after the agent's. True when the heap is left on the
+// engine's own allocator (which a server's engine resets after each request).
+bool remove_zend_heap_hooks();
 // Calls fn(arg) with the heap's custom handlers flagged off, as the engine's own
 // functions see the heap without the agent (zend_mm_gc does nothing while they
 // are on; the agent's handlers allocate from the same heap).
