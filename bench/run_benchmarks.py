@@ -146,13 +146,13 @@ def php_benchmark(build, rounds, requests):
         print(f"  instructions of 300 requests, nativemem={name:16s} ratio {ratio:.3f}")
     # Startup: PHP dlopens its extensions one by one, and the agent looks at every
     # loaded module's relocations after each dlopen.
-    startup = [callgrind_instructions([PHP, "-r", ""], env) for env in (None, agent_env(agent, f"nativemem=1t,file={out}"))]
+    never = agent_env(agent, f"nativemem=1t,file={out}")
+    startup = [callgrind_instructions([PHP, "-r", ""], env) for env in (None, never)]
     print(f"  instructions of php -r '' (startup and shutdown): plain {startup[0] / 1e6:.1f}M, "
           f"through nmprof {startup[1] / 1e6:.1f}M")
     # Each turn of this loop makes one string and frees the previous one: the added
     # instructions per turn are those of an emalloc+efree pair through the agent's
     # handlers when nothing is sampled (1 TiB interval), live tracking on.
-    never = agent_env(agent, f"nativemem=1t,file={out}")
     loop = lambda k: [PHP, "-n", "-r", f"for ($i = 0; $i < {k}; $i++) {{ $s = str_repeat('a', 100); }}"]
     n = 100_000
     plain = [callgrind_instructions(loop(k)) for k in (n, 2 * n)]
