@@ -242,13 +242,20 @@ bool start_agent(const AgentOptions& options, AgentMode mode) {
   // Attached, the file exists at once: the CLI holds it open, so that what the JVM
   // recorded can be collected even if it exits (in a container, with its /tmp).
   declare_context_attributes(options.context_attributes);
-  if (mode == AgentMode::Preload) agent->php.find(t_state.id());
+  // Attached through ptrace, this is the thread nmprof stopped: in a PHP CLI (one
+  // thread) the engine's, as at preload.
+  if (mode == AgentMode::Preload || (mode == AgentMode::NativeAttach && !agent->php.version()))
+    agent->php.find(t_state.id());
+  else if (mode == AgentMode::NativeAttach)
+    agent->php.rearm();
   Settings settings = settings_of(agent->options, mode);
   if (const char* version = agent->php.version()) settings.push_back({"runtime", std::string("PHP ") + version});
   agent->recorder.start(agent->options.file, settings, options.live ? options.max_tracked : 0,
-                        mode == AgentMode::JvmAttach, options.tags, options.context_attributes);
+                        mode == AgentMode::JvmAttach || mode == AgentMode::NativeAttach, options.tags, options.context_attributes);
   agent->recording.store(true, std::memory_order_release);
   agent->patcher.patch_all();
+  // Attached, PHP's heap exists already: its handlers go in now.
+  if (mode == AgentMode::NativeAttach) agent->php.checkpoint();
   return true;
 }
 

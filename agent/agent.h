@@ -8,7 +8,8 @@
 namespace nmprof {
 
 // How the agent came into the process; recorded in the file.
-enum class AgentMode { Preload, JvmStartup, JvmAttach };
+// NativeAttach: loaded by `nmprof attach` through ptrace (native_attach.cpp).
+enum class AgentMode { Preload, JvmStartup, JvmAttach, NativeAttach };
 
 // Installs the hooks and starts recording (again, after stop_agent()). Returns
 // false (after one log line) when it cannot; allocations then pass through untouched.

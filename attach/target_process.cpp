@@ -18,7 +18,7 @@ std::string proc_path(pid_t pid, const char* name) {
 
 Error no_such_process(pid_t pid) {
   return Error{"no such process: " + std::to_string(pid) +
-               " (list running JVMs with `ps -C java -o pid,user,args`)"};
+               " (list processes with `ps -e -o pid,user,args`)"};
 }
 
 }  // namespace

@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <ctime>
 #include <iostream>
@@ -15,6 +18,7 @@
 #include "agent/attach_request.h"
 #include "attach/dynamic_load_warning.h"
 #include "attach/hotspot_vm.h"
+#include "attach/ptrace/native_process.h"
 #include "attach/target_files.h"
 #include "attach/vm_detection.h"
 #include "cli/agent_location.h"
@@ -57,8 +61,9 @@ constexpr off_t kMaxReplyBytes = 64 * 1024;  // a reply is a few lines
 
 // The agent's reply, read from the file nmprof made for it (kept open, so that the
 // name can be replaced meanwhile to no effect). An empty file: the agent said nothing.
-attach::Result<AttachReply> read_reply(int fd, const attach::TargetProcess& target, const std::string& token) {
-  std::string jvm = "JVM " + std::to_string(target.pid);
+attach::Result<AttachReply> read_reply(int fd, const attach::TargetProcess& target, const std::string& label,
+                                       const std::string& token) {
+  const std::string& jvm = label;
   struct stat st {};
   if (fstat(fd, &st) != 0 || safe_file::check_owned_regular(fd, target.status.euid) != 0 || st.st_size > kMaxReplyBytes)
     return attach::Error{"the reply file of " + jvm + " was tampered with; not trusting it"};
@@ -72,13 +77,31 @@ attach::Result<AttachReply> read_reply(int fd, const attach::TargetProcess& targ
   return reply;
 }
 
-// One attach session with a JVM: where the agent is, and how to talk to it.
+// How requests reach the agent: the JVM's attach mechanism, or ptrace for any other
+// process. Either way the agent answers with a code and a reply file.
+struct Channel {
+  attach::TargetProcess target;
+  std::string label;  // "JVM 4123", "process 4123": for messages
+  std::function<attach::Result<int>(std::string_view library, std::string_view request)> load_agent;
+  // How long the target was stopped for the last request (ptrace only).
+  std::function<std::chrono::microseconds()> last_stop = {};
+};
+
+// One attach session: where the agent is, and how to talk to it.
 class Session {
  public:
-  Session(attach::HotSpotVm vm, std::string library, std::optional<attach::TargetFile> copy)
-      : vm_(std::move(vm)), library_(std::move(library)), copy_(std::move(copy)) {}
+  Session(Channel channel, std::string library, std::optional<attach::TargetFile> copy)
+      : channel_(std::move(channel)), library_(std::move(library)), copy_(std::move(copy)) {}
 
-  const attach::TargetProcess& target() const { return vm_.process(); }
+  const attach::TargetProcess& target() const { return channel_.target; }
+  const std::string& label() const { return channel_.label; }
+  // " (stopped 12.3 ms)" after a request through ptrace, "" otherwise.
+  std::string stop_text() const {
+    if (!channel_.last_stop) return "";
+    char text[48];
+    snprintf(text, sizeof text, " (it stopped for %.1f ms)", channel_.last_stop().count() / 1000.0);
+    return text;
+  }
   int pid() const { return target().pid; }
 
   // Sends one request; on success the agent's reply (key=value), otherwise a message.
@@ -90,9 +113,9 @@ class Session {
     request.options.reply = reply_file->path;
     std::string token = attach::unpredictable_name();
     request.options.token = token;
-    auto code = vm_.load_agent(library_, format_attach_request(request));
+    auto code = channel_.load_agent(library_, format_attach_request(request));
     forget_copy();
-    auto reply = read_reply(reply_file->fd.get(), target(), token);
+    auto reply = read_reply(reply_file->fd.get(), target(), label(), token);
     (void)attach::remove_from_target(target(), reply_file->path, reply_file->fd.get());
     if (!code) return code.error();
     if (!reply) return reply.error();
@@ -102,7 +125,7 @@ class Session {
 
  private:
   std::string refusal(int code, AttachCommand command, const AttachReply& reply) const {
-    std::string jvm = "JVM " + std::to_string(pid());
+    const std::string& jvm = label();
     auto said = [&reply](const char* fallback) {
       auto it = reply.find("message");
       return it != reply.end() ? it->second : std::string(fallback);
@@ -118,18 +141,18 @@ class Session {
         return "the agent in " + jvm + " refused the request: " + said("bad options");
       default:
         return std::string("the agent in ") + jvm + " could not " + attach_command_name(command) + ": " +
-               said("no reason given (see the JVM's stderr)");
+               said("no reason given (see its stderr)");
     }
   }
 
-  // A copy of the agent made for this JVM is deleted once the JVM has loaded it (it
-  // stays mapped, and the JVM finds it by its name from then on: agent_for).
+  // A copy of the agent made for the target is deleted once it has loaded it (it
+  // stays mapped, and is found by its name from then on: agent_for).
   void forget_copy() const {
     if (copy_) (void)attach::remove_from_target(target(), copy_->path, copy_->fd.get());
     copy_.reset();
   }
 
-  attach::HotSpotVm vm_;
+  Channel channel_;
   std::string library_;
   mutable std::optional<attach::TargetFile> copy_;
 };
@@ -196,6 +219,8 @@ void summarize(const std::string& output, const AttachOptions& options) {
   report::deliver_recording(
       {report::recording_path(output, options.keep_jfr), output, options.keep_jfr, options.top, options.quiet},
       std::cerr);
+  if (!options.recording.no_live && !options.quiet)
+    std::cerr << "  note: live blocks are those allocated since the attach; earlier ones are not known\n";
 }
 
 AttachRequest start_request(const AttachOptions& options, const attach::TargetProcess& target, std::string* error) {
@@ -213,7 +238,7 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
   if (!started) return fail(kExitFailure, started.error().message);
   std::string in_target = value(*started, "file");
   if (in_target != start.options.file)
-    return fail(kExitFailure, "the agent in JVM " + std::to_string(session.pid()) + " records into " + in_target +
+    return fail(kExitFailure, "the agent in " + session.label() + " records into " + in_target +
                                   ", not into " + start.options.file + " as asked");
   // Held open from now on, it can be read even when the JVM (and its container) is gone.
   auto recording = attach::open_in_target(session.target(), in_target);
@@ -225,7 +250,7 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
   interrupt.sa_handler = on_interrupt;
   sigaction(SIGINT, &interrupt, nullptr);
   sigaction(SIGTERM, &interrupt, nullptr);
-  std::cerr << "nmprof: recording JVM " << session.pid();
+  std::cerr << "nmprof: recording " << session.label() << session.stop_text();
   if (options.duration > 0) std::cerr << " for " << options.duration << " s";
   std::cerr << " (Ctrl-C to stop)\n";
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.duration);
@@ -239,7 +264,7 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   if (exited) {
-    std::cerr << "nmprof: JVM " << session.pid() << " exited; collecting what it recorded\n";
+    std::cerr << "nmprof: " << session.label() << " exited; collecting what it recorded\n";
   } else if (auto stopped = session.send({AttachCommand::Stop, {}}); !stopped) {
     std::cerr << "nmprof: " << stopped.error().message << "; collecting what was written so far\n";
   }
@@ -271,21 +296,67 @@ int status(const Session& session) {
   auto reply = session.send({AttachCommand::Status, {}});
   if (!reply) return fail(kExitFailure, reply.error().message);
   if (value(*reply, "recording") != "true") {
-    std::cout << "JVM " << session.pid() << ": nmprof is not recording\n";
+    std::cout << session.label() << ": nmprof is not recording\n";
     return 0;
   }
-  std::cout << "JVM " << session.pid() << ": recording into " << value(*reply, "file") << " (in the JVM's file system)\n"
+  std::cout << session.label() << ": recording into " << value(*reply, "file") << " (in its file system)\n"
             << "  samples " << count(*reply, "samples") << ", lost " << count(*reply, "lost_samples")
             << ", live sampled blocks " << count(*reply, "tracked_blocks") << ", ~" << mebibytes(*reply, "live_bytes")
             << " MiB estimated live\n";
   return 0;
 }
 
+// A HotSpot JVM is asked through its attach mechanism; any other process gets the
+// agent through ptrace (attach/ptrace/native_process.h).
+attach::Result<Session> open_session(int pid, std::chrono::milliseconds timeout, bool starts,
+                                     const std::string& agent) {
+  auto target = attach::inspect_process(pid);
+  if (!target) return target.error();
+  auto maps = attach::read_proc_file(*target, "maps");
+  std::optional<Channel> channel;
+  std::shared_ptr<attach::HotSpotVm> vm;
+  if (maps && attach::vm_kind_from_maps(*maps) == attach::VmKind::none) {
+    auto process = attach::NativeProcess::find(pid, timeout);
+    if (!process) return process.error();
+    auto shared = std::make_shared<attach::NativeProcess>(std::move(*process));
+    channel = Channel{shared->process(), "process " + std::to_string(pid),
+                      [shared](std::string_view library, std::string_view request) {
+                        return shared->load_agent(library, request);
+                      },
+                      [shared] { return shared->last_stop(); }};
+  } else {
+    attach::AttachTimeouts timeouts;
+    timeouts.listener = timeout;
+    timeouts.reply = std::max(timeouts.reply, timeouts.listener);
+    auto found = attach::HotSpotVm::find(pid, timeouts);
+    if (!found) return found.error();
+    vm = std::make_shared<attach::HotSpotVm>(std::move(*found));
+    channel = Channel{vm->process(), "JVM " + std::to_string(pid),
+                      [vm](std::string_view library, std::string_view request) {
+                        return vm->load_agent(library, request);
+                      }};
+  }
+  auto library = agent_for(channel->target, agent);
+  if (!library) return library.error();
+  auto& [library_path, copy] = *library;
+  if (vm && starts) {
+    auto warning = attach::forecast_dynamic_load_warning(*vm, library_path);
+    if (warning && warning->printed)
+      std::cerr << "nmprof: note: JDK " << warning->jdk_version
+                << " prints a warning about a dynamically loaded agent on the JVM's stderr (JEP 451); start the "
+                   "JVM with -XX:+EnableDynamicAgentLoading to avoid it, or load nmprof at startup with "
+                   "-agentpath:"
+                << agent << "=<options>\n";
+  }
+  return Session(std::move(*channel), library_path, std::move(copy));
+}
+
 }  // namespace
 
 void add_attach_command(CLI::App& app, AttachOptions& options) {
-  CLI::App* attach = app.add_subcommand("attach", "Profile a running HotSpot JVM through the JVM attach API");
-  attach->add_option("pid", options.pid, "The JVM's process id")->required()->check(CLI::PositiveNumber);
+  CLI::App* attach = app.add_subcommand(
+      "attach", "Profile a running process: a HotSpot JVM through its attach API, any other through ptrace");
+  attach->add_option("pid", options.pid, "The process id")->required()->check(CLI::PositiveNumber);
   attach->add_option("action", options.action,
                      "Omitted: record for --duration (or until Ctrl-C) and collect. Or, for long sessions:\n"
                      "start (begin recording), status, dump (copy what is recorded so far), stop (copy and end)")
@@ -297,7 +368,7 @@ void add_attach_command(CLI::App& app, AttachOptions& options) {
   attach->add_option("--top", options.top, "Stacks shown in the summary")->default_val(options.top);
   attach->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
   attach->add_flag("--keep-jfr", options.keep_jfr, "With -o in another format (x.pb.gz), keep the JFR too (x.jfr)");
-  attach->add_option("--timeout", options.timeout, "Seconds the JVM gets to answer each request")
+  attach->add_option("--timeout", options.timeout, "Seconds the target gets to answer each request")
       ->default_val(options.timeout)
       ->check(CLI::PositiveNumber);
   attach->footer(
@@ -321,24 +392,10 @@ int attach_command(const AttachOptions& options) {
   std::string agent = find_agent(&error);
   if (agent.empty()) return fail(kExitFailure, error);
 
-  attach::AttachTimeouts timeouts;
-  timeouts.listener = std::chrono::milliseconds(static_cast<long long>(options.timeout * 1000));
-  timeouts.reply = std::max(timeouts.reply, timeouts.listener);
-  auto vm = attach::HotSpotVm::find(options.pid, timeouts);
-  if (!vm) return fail(kExitFailure, vm.error().message);
-  auto library = agent_for(vm->process(), agent);
-  if (!library) return fail(kExitFailure, library.error().message);
-  auto& [library_path, copy] = *library;
-  if (starts) {
-    auto warning = attach::forecast_dynamic_load_warning(*vm, library_path);
-    if (warning && warning->printed)
-      std::cerr << "nmprof: note: JDK " << warning->jdk_version
-                << " prints a warning about a dynamically loaded agent on the JVM's stderr (JEP 451); start the "
-                   "JVM with -XX:+EnableDynamicAgentLoading to avoid it, or load nmprof at startup with "
-                   "-agentpath:"
-                << agent << "=<options>\n";
-  }
-  Session session(std::move(*vm), library_path, std::move(copy));
+  auto opened = open_session(options.pid, std::chrono::milliseconds(static_cast<long long>(options.timeout * 1000)),
+                             starts, agent);
+  if (!opened) return fail(kExitFailure, opened.error().message);
+  const Session& session = *opened;
 
   if (options.action.empty()) return one_shot(session, options, output);
   if (options.action == "status") return status(session);
@@ -348,8 +405,8 @@ int attach_command(const AttachOptions& options) {
   if (!error.empty()) return fail(kExitUsage, error);
   auto started = session.send(start);
   if (!started) return fail(kExitFailure, started.error().message);
-  std::cerr << "nmprof: recording JVM " << options.pid << " into " << value(*started, "file")
-            << " (in the JVM's file system)\n"
+  std::cerr << "nmprof: recording " << session.label() << " into " << value(*started, "file") << session.stop_text()
+            << " (in its file system)\n"
             << "  look with 'nmprof attach " << options.pid << " status', copy with 'nmprof attach " << options.pid
             << " dump -o FILE', end with 'nmprof attach " << options.pid << " stop -o FILE'\n";
   return 0;

@@ -190,14 +190,6 @@ def test_error_no_such_process(nmprof):
     one_line_error(run(nmprof, "attach", 4000000, "--duration", "1"), "no such process")
 
 
-def test_error_not_a_jvm(nmprof):
-    sleeper = subprocess.Popen(["sleep", "30"])
-    try:
-        one_line_error(run(nmprof, "attach", sleeper.pid, "--duration", "1"), "not a Java VM", "nmprof run")
-    finally:
-        sleeper.kill()
-
-
 def test_error_attach_disabled(nmprof, target):
     t = target(JDK17, jvm_options=["-XX:+DisableAttachMechanism"])
     one_line_error(run(nmprof, "attach", t.pid, "--duration", "1"), "DisableAttachMechanism")

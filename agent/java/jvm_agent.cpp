@@ -3,7 +3,6 @@
 // the JVM attach API (Agent_OnAttach). The hooks and the recording are the same as
 // for native programs; the JVM adds Java frames to stacks, Java thread names, and
 // a flusher thread that names Java frames through JVMTI and writes the recording.
-#include <fcntl.h>
 #include <jni.h>
 #include <jvmti.h>
 #include <unistd.h>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "agent/agent.h"
+#include "agent/attach_reply.h"
 #include "agent/attach_request.h"
 #include "agent/java/context_natives.h"
 #include "agent/java/java_methods.h"
@@ -21,7 +21,6 @@
 #include "agent/log.h"
 #include "agent/recording/recorder.h"
 #include "agent/hooks/thread_state.h"
-#include "common/safe_file.h"
 
 namespace nmprof {
 namespace {
@@ -260,40 +259,6 @@ bool start_with(const char* text, AgentMode mode) {
     return false;
   }
   return start_agent(options, mode);
-}
-
-// The reply file is one nmprof created (as this JVM's user) and reads back through
-// the descriptor it keeps: it is only written if it is still that regular file of
-// ours, and it carries nmprof's token back.
-void write_reply(const AgentOptions& request, AttachReply reply) {
-  if (request.reply.empty()) return;
-  reply["token"] = request.token;
-  std::string text = format_attach_reply(reply);
-  const char* name;
-  int dir = safe_file::open_parent(request.reply.c_str(), &name);
-  if (dir < 0) return log_line("cannot answer nmprof at %s: %s", request.reply.c_str(), safe_file::error_text(dir));
-  int fd = safe_file::open_owned(dir, name, O_WRONLY | O_TRUNC, geteuid());
-  close(dir);
-  if (fd < 0) return log_line("cannot answer nmprof at %s: %s", request.reply.c_str(), safe_file::error_text(fd));
-  ssize_t written = write(fd, text.data(), text.size());
-  (void)written;
-  close(fd);
-}
-
-AttachReply status_reply() {
-  AttachReply reply{{"result", "ok"}, {"pid", std::to_string(getpid())}};
-  if (Recorder* recorder = agent_recorder()) {
-    Recorder::Status s = recorder->status();
-    reply["recording"] = s.recording ? "true" : "false";
-    reply["file"] = s.file;
-    reply["samples"] = std::to_string(s.samples);
-    reply["lost_samples"] = std::to_string(s.lost_samples);
-    reply["tracked_blocks"] = std::to_string(s.tracked_blocks);
-    reply["live_bytes"] = std::to_string(s.live_bytes);
-  } else {
-    reply["recording"] = "false";
-  }
-  return reply;
 }
 
 // One attach request; the return code and the reply file say how it went.

@@ -145,6 +145,8 @@ void add_functions_after_startup(const ZendEngine& engine) {
   if (engine.version != ZendVersion::Php82 || !engine.post_startup_cb || !engine.register_functions ||
       !engine.parse_parameters || !engine.hash_str_find || !engine.compiler_globals)
     return;
+  // Again after a stop (attached): the callback is set once.
+  if (*engine.post_startup_cb == after_startup) return;
   g_engine = engine;
   g_previous_post_startup = *engine.post_startup_cb;
   *engine.post_startup_cb = after_startup;

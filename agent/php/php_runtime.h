@@ -22,6 +22,8 @@ class PhpRuntime {
   void checkpoint();
   // Gives the engine back its heap handlers and SAPI callbacks.
   void stop();
+  // After stop(): installs them again at the next checkpoint.
+  void rearm() { heap_pending_.store(found_ && zend_.heap_hookable, std::memory_order_release); }
   // The engine's thread forked (php-fpm's workers): its frames are read in the child.
   void after_fork_in_child(int parent_tid, int child_tid);
   bool waiting_for_heap() const { return heap_pending_.load(std::memory_order_relaxed); }

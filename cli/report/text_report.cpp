@@ -67,6 +67,15 @@ void write_process_table(const Report& r, std::ostream& out) {
   }
 }
 
+// An attached agent never saw what was allocated before: its live view is partial.
+std::string live_scope_text(const Report& r) {
+  for (const auto& process : r.processes) {
+    const std::string* mode = r.profile->processes[process.process].setting("mode");
+    if (mode && *mode == "attach") return " (of blocks allocated since the attach)";
+  }
+  return "";
+}
+
 void write_header(const Report& r, std::ostream& out) {
   const Profile& p = *r.profile;
   out << "nmprof report: " << r.options.file;
@@ -104,7 +113,7 @@ void write_header(const Report& r, std::ostream& out) {
                format_bytes(r.by_allocator[i].bytes);
     write_line(out, "Allocators", split);
   }
-  if (r.live) write_line(out, "Live", totals_text(r, r.live->totals, true) + " at the end");
+  if (r.live) write_line(out, "Live", totals_text(r, r.live->totals, true) + " at the end" + live_scope_text(r));
   write_statistics(r, out);
   if (multi_process(r)) write_process_table(r, out);
   for (const auto& note : r.notes) write_wrapped(out, "warning: ", note, kTextWidth);

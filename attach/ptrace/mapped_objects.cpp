@@ -1,0 +1,112 @@
+#include "attach/ptrace/mapped_objects.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "attach/fd_io.h"
+#include "attach/ptrace/elf_symbols.h"
+
+namespace nmprof::attach {
+namespace {
+
+std::string_view file_name_of(std::string_view path) { return path.substr(path.rfind('/') + 1); }
+
+bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+
+bool same_file(int fd, const Mapping& object) {
+  struct stat st {};
+  return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == object.inode && major(st.st_dev) == object.dev_major &&
+         minor(st.st_dev) == object.dev_minor;
+}
+
+}  // namespace
+
+std::vector<Mapping> parse_maps(std::string_view maps) {
+  std::vector<Mapping> result;
+  while (!maps.empty()) {
+    size_t end = maps.find('\n');
+    std::string line(maps.substr(0, end));
+    maps = end == std::string_view::npos ? std::string_view() : maps.substr(end + 1);
+    Mapping m;
+    char perms[5] = {};
+    int path_at = 0;
+    if (sscanf(line.c_str(), "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 " %n", &m.start, &m.end, perms,
+               &m.offset, &m.dev_major, &m.dev_minor, &m.inode, &path_at) < 7)
+      continue;
+    m.executable = perms[2] == 'x';
+    if (path_at > 0 && static_cast<size_t>(path_at) <= line.size()) m.path = line.substr(path_at);
+    constexpr std::string_view kDeleted = " (deleted)";
+    if (m.path.size() > kDeleted.size() && m.path.compare(m.path.size() - kDeleted.size(), kDeleted.size(), kDeleted) == 0)
+      m.path.resize(m.path.size() - kDeleted.size());
+    result.push_back(std::move(m));
+  }
+  return result;
+}
+
+std::optional<Mapping> find_object(const std::vector<Mapping>& maps,
+                                   const std::function<bool(std::string_view)>& matches) {
+  for (const Mapping& m : maps)
+    if (m.offset == 0 && m.inode != 0 && !m.path.empty() && m.path[0] == '/' && matches(file_name_of(m.path))) return m;
+  return std::nullopt;
+}
+
+bool is_libc(std::string_view name) {
+  return name == "libc.so.6" || (starts_with(name, "libc-2.") && name.substr(name.size() - 3) == ".so") ||
+         starts_with(name, "ld-musl-") || starts_with(name, "libc.musl-");
+}
+
+bool is_dynamic_loader(std::string_view name) {
+  return starts_with(name, "ld-linux") || starts_with(name, "ld-musl-") || starts_with(name, "ld-2.");
+}
+
+bool is_nmprof_agent(std::string_view name) {
+  return name == "libnmprof.so" ||
+         (starts_with(name, "nmprof-agent-") && name.size() > 3 && name.substr(name.size() - 3) == ".so");
+}
+
+bool in_code_of(const std::vector<Mapping>& maps, uint64_t address,
+                const std::function<bool(std::string_view)>& matches) {
+  for (const Mapping& m : maps)
+    if (m.executable && address >= m.start && address < m.end) return matches(file_name_of(m.path));
+  return false;
+}
+
+Result<int> open_mapped_file(const TargetProcess& target, const Mapping& object) {
+  std::string proc = "/proc/" + std::to_string(target.pid);
+  // map_files/ is the mapped file itself, with no path to resolve: nothing the
+  // target planted (a symbolic link, a FIFO) can redirect root. It needs
+  // CAP_SYS_ADMIN on older kernels; the path in the target's root is the fallback.
+  for (const Mapping& m : parse_maps(read_text_at(AT_FDCWD, (proc + "/maps").c_str()).value_or(""))) {
+    if (m.start != object.start) continue;
+    char range[64];
+    snprintf(range, sizeof range, "/map_files/%" PRIx64 "-%" PRIx64, m.start, m.end);
+    int fd = open((proc + range).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 && same_file(fd, object)) return fd;
+    if (fd >= 0) close(fd);
+  }
+  int fd = open((proc + "/root" + object.path).c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd >= 0 && same_file(fd, object)) return fd;
+  if (fd >= 0) close(fd);
+  return Error{"cannot read " + object.path + " as process " + std::to_string(target.pid) +
+               " mapped it (replaced or deleted since, and /proc/" + std::to_string(target.pid) +
+               "/map_files is not readable)"};
+}
+
+Result<uint64_t> remote_function(const TargetProcess& target, const Mapping& object, std::string_view name) {
+  auto fd = open_mapped_file(target, object);
+  if (!fd) return fd.error();
+  UniqueFd file(*fd);
+  auto layout = read_elf_layout(file.get());
+  if (!layout) return Error{object.path + ": " + layout.error().message};
+  auto value = find_dynamic_function(file.get(), name);
+  if (!value) return Error{object.path + ": " + value.error().message};
+  return object.start - layout->first_load_vaddr + *value;
+}
+
+}  // namespace nmprof::attach

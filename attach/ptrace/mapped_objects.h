@@ -1,0 +1,55 @@
+// The ELF objects mapped into a process (/proc/<pid>/maps), where each was loaded,
+// and the address of a function in one of them, read from the very file the target
+// mapped (checked by device and inode: after a package upgrade the path may name
+// another file than the one in memory).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attach/result.h"
+#include "attach/target_process.h"
+
+namespace nmprof::attach {
+
+struct Mapping {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  bool executable = false;
+  uint64_t offset = 0;
+  unsigned dev_major = 0;
+  unsigned dev_minor = 0;
+  uint64_t inode = 0;
+  std::string path;  // as the target sees it; "" for anonymous memory
+};
+
+std::vector<Mapping> parse_maps(std::string_view maps);
+
+// The mapping at file offset 0 of the first object whose file name `matches`.
+std::optional<Mapping> find_object(const std::vector<Mapping>& maps,
+                                   const std::function<bool(std::string_view file_name)>& matches);
+
+// True for the file names of the C library and the dynamic loader (glibc and musl).
+bool is_libc(std::string_view file_name);
+bool is_dynamic_loader(std::string_view file_name);
+// An nmprof agent: libnmprof.so, or a copy nmprof placed in a container (nmprof-agent-*.so).
+bool is_nmprof_agent(std::string_view file_name);
+
+// True when `address` lies in executable memory of an object that `matches`.
+bool in_code_of(const std::vector<Mapping>& maps, uint64_t address,
+                const std::function<bool(std::string_view file_name)>& matches);
+
+// Opens the file behind `object` as nmprof can read it (/proc/<pid>/root/<path>, or
+// /proc/<pid>/map_files/ when that path now names another file).
+Result<int> open_mapped_file(const TargetProcess& target, const Mapping& object);
+
+// The address of function `name` of the loaded `object` in the target.
+Result<uint64_t> remote_function(const TargetProcess& target, const Mapping& object, std::string_view name);
+
+}  // namespace nmprof::attach

@@ -1,0 +1,196 @@
+#include "attach/ptrace/native_process.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+#include "attach/fd_io.h"
+#include "attach/ptrace/elf_symbols.h"
+#include "attach/ptrace/interrupted_syscall.h"
+#include "attach/ptrace/mapped_objects.h"
+#include "attach/ptrace/ptrace_permission.h"
+#include "attach/ptrace/seized_thread.h"
+
+namespace nmprof::attach {
+namespace {
+
+constexpr const char* kEntryPoint = "nmprof_attach_request";  // agent/native_attach.cpp
+constexpr uint64_t kSigsegvBit = 1ULL << (SIGSEGV - 1);
+
+std::string proc_path(pid_t pid, const std::string& name) { return "/proc/" + std::to_string(pid) + "/" + name; }
+
+// Code that may hold a lock dlopen or the agent needs: a thread stopped there waits.
+bool holds_loader_locks(std::string_view file_name) {
+  return is_libc(file_name) || is_dynamic_loader(file_name) || is_nmprof_agent(file_name) ||
+         file_name.substr(0, 10) == "libpthread" || file_name.substr(0, 5) == "libdl";
+}
+
+// The threads to try, those waiting in an idle call first (stopping them costs
+// the program nothing), then those running.
+std::vector<pid_t> candidate_threads(pid_t pid) {
+  std::vector<pid_t> idle, running;
+  DIR* dir = opendir(proc_path(pid, "task").c_str());
+  if (!dir) return {};
+  while (dirent* entry = readdir(dir)) {
+    pid_t tid = atoi(entry->d_name);
+    if (tid <= 0) continue;
+    auto syscall = read_text_at(AT_FDCWD, proc_path(pid, "task/" + std::string(entry->d_name) + "/syscall").c_str());
+    if (!syscall) continue;
+    if (syscall->rfind("running", 0) == 0)
+      running.push_back(tid);
+    else if (is_idle_syscall(strtoll(syscall->c_str(), nullptr, 10)))
+      idle.push_back(tid);
+  }
+  closedir(dir);
+  // The main thread first within each group: programs rarely mind its pauses.
+  for (auto* group : {&idle, &running})
+    for (size_t i = 0; i < group->size(); i++)
+      if ((*group)[i] == pid) std::swap((*group)[0], (*group)[i]);
+  idle.insert(idle.end(), running.begin(), running.end());
+  return idle;
+}
+
+bool blocks_sigsegv(pid_t pid, pid_t tid) {
+  auto status = read_text_at(AT_FDCWD, proc_path(pid, "task/" + std::to_string(tid) + "/status").c_str());
+  size_t at = status ? status->find("\nSigBlk:") : std::string::npos;
+  return at == std::string::npos || (strtoull(status->c_str() + at + 8, nullptr, 16) & kSigsegvBit);
+}
+
+bool at_safe_point(const SeizedThread& thread, const std::vector<Mapping>& maps) {
+  const user_regs_struct& regs = thread.registers();
+  auto in_call = static_cast<int64_t>(regs.orig_rax);
+  if (in_call >= 0) return is_idle_syscall(in_call);
+  return !in_code_of(maps, regs.rip, holds_loader_locks);
+}
+
+// Ctrl-C must not end nmprof while a thread of the target runs nmprof's call: the
+// thread would be left without its registers. The signal comes after it.
+class SignalsDeferred {
+ public:
+  SignalsDeferred() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&set, s);
+    pthread_sigmask(SIG_BLOCK, &set, &old_);
+  }
+  ~SignalsDeferred() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+
+ private:
+  sigset_t old_;
+};
+
+Result<uint64_t> dlopen_of(const TargetProcess& target, const Mapping& libc) {
+  auto found = remote_function(target, libc, "dlopen");
+  // glibc before 2.34 has dlopen in libdl, which the program may not have loaded.
+  if (!found) found = remote_function(target, libc, "__libc_dlopen_mode");
+  return found;
+}
+
+Result<void> load_library(SeizedThread& thread, const TargetProcess& target, const Mapping& libc,
+                          std::string_view library) {
+  auto dlopen = dlopen_of(target, libc);
+  if (!dlopen) return dlopen.error();
+  auto handle = thread.call(*dlopen, library, RTLD_NOW);
+  if (!handle) return handle.error();
+  if (*handle != 0) return {};
+  std::string why = "no reason given";
+  if (auto dlerror = remote_function(target, libc, "dlerror")) {
+    auto message = thread.call(*dlerror, "", 0);
+    if (message && *message) why = thread.read_string(*message);
+  }
+  return Error{"process " + std::to_string(target.pid) + " could not load " + std::string(library) + ": " + why};
+}
+
+}  // namespace
+
+Result<NativeProcess> NativeProcess::find(pid_t pid, std::chrono::milliseconds timeout) {
+  auto target = inspect_process(pid);
+  if (!target) return target.error();
+  std::string process = "process " + std::to_string(pid) + " (" + target->name + ")";
+  auto stat = read_text_at(AT_FDCWD, proc_path(pid, "stat").c_str());
+  size_t end = stat ? stat->rfind(") ") : std::string::npos;
+  char state = end != std::string::npos && end + 2 < stat->size() ? (*stat)[end + 2] : 'X';
+  if (state == 'Z' || state == 'X') return Error{process + " has exited"};
+  if (state == 'T' || state == 't')
+    return Error{process + " is stopped (SIGSTOP, Ctrl-Z or a debugger); resume it (`kill -CONT " +
+                 std::to_string(pid) + "`, or detach the debugger) and attach again"};
+  // Opening its memory takes the same rights as ptrace (Yama included): refused
+  // here, with the reason, before anything else is tried.
+  if (UniqueFd memory(open(proc_path(pid, "mem").c_str(), O_RDONLY | O_CLOEXEC)); !memory) {
+    if (errno == EACCES || errno == EPERM) return Error{explain_ptrace_denied(*target)};
+    return Error{process + " has exited"};
+  }
+  auto maps = read_proc_file(*target, "maps");
+  if (!maps) return maps.error();
+  if (!find_object(parse_maps(*maps), is_libc)) {
+    UniqueFd exe(open(proc_path(pid, "exe").c_str(), O_RDONLY | O_CLOEXEC));
+    auto layout = exe ? read_elf_layout(exe.get()) : Result<ElfLayout>(Error{"unreadable"});
+    if (layout && !layout->has_interpreter)
+      return Error{process + " is statically linked: nmprof hooks allocations through the dynamic linker and "
+                   "cannot profile it; link the program dynamically"};
+    return Error{process + " has no C library (libc.so.6 or musl) loaded, through which nmprof loads its agent"};
+  }
+  if (target->status.signals_ignored & kSigsegvBit)
+    return Error{process + " ignores SIGSEGV, which nmprof's injection relies on to regain control; start it "
+                 "under nmprof instead: `nmprof run -- <command>`"};
+  return NativeProcess(std::move(*target), timeout);
+}
+
+Result<int> NativeProcess::load_agent(std::string_view library, std::string_view request) const {
+  SignalsDeferred no_interruption;
+  auto deadline = std::chrono::steady_clock::now() + timeout_;
+  for (;;) {
+    auto maps_text = read_proc_file(target_, "maps");
+    if (!maps_text) return maps_text.error();
+    std::vector<Mapping> maps = parse_maps(*maps_text);
+    auto libc = find_object(maps, is_libc);
+    if (!libc) return Error{"process " + std::to_string(target_.pid) + " has no C library loaded"};
+    for (pid_t tid : candidate_threads(target_.pid)) {
+      if (blocks_sigsegv(target_.pid, tid)) continue;
+      auto thread = SeizedThread::seize(target_, tid);
+      if (!thread) {
+        if (access(proc_path(target_.pid, "task/" + std::to_string(tid)).c_str(), F_OK) != 0) continue;  // ended
+        return thread.error();
+      }
+      if (!at_safe_point(*thread, maps)) continue;  // released by its destructor, untouched
+      auto with_agent = [&](std::string_view file_name) {
+        return is_nmprof_agent(file_name) || library.substr(library.rfind('/') + 1) == file_name;
+      };
+      auto agent = find_object(maps, with_agent);
+      if (!agent) {
+        if (auto loaded = load_library(*thread, target_, *libc, library); !loaded) return loaded.error();
+        auto now_mapped = read_proc_file(target_, "maps");
+        if (now_mapped) agent = find_object(parse_maps(*now_mapped), with_agent);
+        if (!agent) return Error{"process " + std::to_string(target_.pid) + " loaded " + std::string(library) +
+                                 " but nmprof cannot find it in its memory map"};
+      }
+      auto entry = remote_function(target_, *agent, kEntryPoint);
+      if (!entry)
+        return Error{"the nmprof agent loaded in process " + std::to_string(target_.pid) + " (" + agent->path +
+                     ") is of a version without attach to native processes: " + entry.error().message};
+      auto code = thread->call(*entry, request, 0);
+      last_stop_ = thread->stopped_for();
+      thread->release();
+      if (!code) return code.error();
+      return static_cast<int>(static_cast<uint32_t>(*code));
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      char seconds[32];
+      snprintf(seconds, sizeof seconds, "%g s", timeout_.count() / 1000.0);
+      return Error{"no thread of process " + std::to_string(target_.pid) +
+                   " reached a point where it is safe to load a library (outside the C library and the dynamic "
+                   "loader) within " + seconds + "; attach again, or give it more time with --timeout"};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+}  // namespace nmprof::attach

@@ -1,0 +1,49 @@
+// A process that is not a JVM (a native program, PHP): nmprof loads its agent into
+// it with ptrace, without gdb. One thread stops for a moment at a safe point (in a
+// call it waits in while idle, or in the program's own code, never inside the C
+// library or the loader, whose locks it may hold), calls the target's own dlopen,
+// then the agent's entry point, and runs on as it was. Every request (start,
+// status, dump, stop) is such a call: only who may ptrace the process can talk to
+// the agent, and the agent listens on nothing.
+//
+//   auto process = NativeProcess::find(pid, std::chrono::seconds(10));
+//   auto code = process->load_agent("/usr/lib/nmprof/libnmprof.so", "start,nativemem=1m,...");
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string_view>
+
+#include "attach/result.h"
+#include "attach/target_process.h"
+
+namespace nmprof::attach {
+
+class NativeProcess {
+ public:
+  // Checks that `pid` is a dynamically linked process that is not stopped.
+  // `timeout`: how long to wait for a thread to reach a safe point.
+  static Result<NativeProcess> find(pid_t pid, std::chrono::milliseconds timeout);
+
+  const TargetProcess& process() const { return target_; }
+
+  // Loads `library` (a path as the target sees it) unless an nmprof agent is
+  // loaded already, and passes it `request` (attach_request.h). Returns the
+  // agent's answer code. Errors: ptrace refused, dlopen failed (with dlerror()),
+  // no safe point within the timeout, the process exited.
+  Result<int> load_agent(std::string_view library, std::string_view request) const;
+
+  // How long the thread was stopped for the last request.
+  std::chrono::microseconds last_stop() const { return last_stop_; }
+
+ private:
+  NativeProcess(TargetProcess target, std::chrono::milliseconds timeout)
+      : target_(std::move(target)), timeout_(timeout) {}
+
+  TargetProcess target_;
+  std::chrono::milliseconds timeout_;
+  mutable std::chrono::microseconds last_stop_{0};
+};
+
+}  // namespace nmprof::attach

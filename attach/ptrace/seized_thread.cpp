@@ -1,0 +1,171 @@
+#include "attach/ptrace/seized_thread.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "attach/ptrace/interrupted_syscall.h"
+#include "attach/ptrace/ptrace_permission.h"
+
+namespace nmprof::attach {
+namespace {
+
+constexpr uint64_t kRedZone = 128;              // below rsp, the interrupted code's own (SysV ABI)
+constexpr size_t kMaxFpuState = 64 * 1024;       // XSAVE area, with room for future extensions
+constexpr unsigned long long kDirectionFlag = 1 << 10;
+
+Error exited(pid_t pid) { return Error{"process " + std::to_string(pid) + " exited during the attach"}; }
+
+bool is_fault(int signal) { return signal == SIGSEGV || signal == SIGBUS || signal == SIGILL || signal == SIGFPE; }
+
+}  // namespace
+
+SeizedThread::SeizedThread(SeizedThread&& other) noexcept
+    : pid_(other.pid_),
+      tid_(other.tid_),
+      attached_(other.attached_),
+      memory_(std::move(other.memory_)),
+      saved_(other.saved_),
+      saved_fpu_(std::move(other.saved_fpu_)),
+      fpu_set_(other.fpu_set_),
+      held_signals_(std::move(other.held_signals_)),
+      stopped_at_(other.stopped_at_) {
+  other.attached_ = false;
+}
+
+Result<SeizedThread> SeizedThread::seize(const TargetProcess& target, pid_t tid) {
+  SeizedThread thread(target, tid);
+  if (ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) {
+    if (errno == ESRCH) return exited(target.pid);
+    if (errno == EPERM || errno == EACCES) return Error{explain_ptrace_denied(target)};
+    return Error{"cannot ptrace process " + std::to_string(target.pid) + ": " + strerror(errno)};
+  }
+  thread.attached_ = true;
+  if (auto stopped = thread.stop(); !stopped) return stopped.error();
+  return thread;
+}
+
+// Interrupts the thread and saves its state. Signals that arrive first are
+// delivered as they would have been; the thread then stops in their handler.
+Result<void> SeizedThread::stop() {
+  if (ptrace(PTRACE_INTERRUPT, tid_, nullptr, nullptr) != 0) return exited(pid_);
+  for (;;) {
+    int status = 0;
+    if (waitpid(tid_, &status, __WALL) != tid_ || !WIFSTOPPED(status)) {
+      attached_ = false;
+      return exited(pid_);
+    }
+    if (status >> 16 == PTRACE_EVENT_STOP) break;
+    ptrace(PTRACE_CONT, tid_, nullptr, WSTOPSIG(status));
+  }
+  stopped_at_ = std::chrono::steady_clock::now();
+  if (ptrace(PTRACE_GETREGS, tid_, nullptr, &saved_) != 0) return exited(pid_);
+  saved_fpu_.resize(kMaxFpuState);
+  iovec fpu{saved_fpu_.data(), saved_fpu_.size()};
+  fpu_set_ = NT_X86_XSTATE;
+  if (ptrace(PTRACE_GETREGSET, tid_, NT_X86_XSTATE, &fpu) != 0) {
+    fpu_set_ = NT_PRFPREG;
+    fpu.iov_len = sizeof(user_fpregs_struct);
+    if (ptrace(PTRACE_GETREGSET, tid_, NT_PRFPREG, &fpu) != 0) return exited(pid_);
+  }
+  saved_fpu_.resize(fpu.iov_len);
+  if (static_cast<int64_t>(saved_.orig_rax) >= 0)
+    saved_.rax = restartable_result(static_cast<int64_t>(saved_.orig_rax), static_cast<int64_t>(saved_.rax));
+  memory_ = UniqueFd(open(("/proc/" + std::to_string(pid_) + "/mem").c_str(), O_RDWR | O_CLOEXEC));
+  if (!memory_) return Error{"cannot open the memory of process " + std::to_string(pid_) + ": " + strerror(errno)};
+  return {};
+}
+
+std::chrono::microseconds SeizedThread::stopped_for() const {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - stopped_at_);
+}
+
+Result<uint64_t> SeizedThread::call(uint64_t function, std::string_view text, uint64_t second) {
+  // [return address 0][text\0] below the red zone, 16-byte aligned at the call.
+  uint64_t text_at = (saved_.rsp - kRedZone - text.size() - 1) & ~uint64_t{15};
+  uint64_t frame = text_at - 8;
+  size_t length = saved_.rsp - kRedZone - frame;
+  std::string original(length, '\0');
+  if (pread(memory_.get(), original.data(), length, static_cast<off_t>(frame)) != static_cast<ssize_t>(length))
+    return Error{"cannot read the stack of thread " + std::to_string(tid_) + ": " + strerror(errno)};
+  std::string frame_bytes(length, '\0');  // the return address 0: returning there faults, and nmprof sees it
+  frame_bytes.replace(text_at - frame, text.size(), text);
+  if (pwrite(memory_.get(), frame_bytes.data(), length, static_cast<off_t>(frame)) != static_cast<ssize_t>(length))
+    return Error{"cannot write to the stack of thread " + std::to_string(tid_) + ": " + strerror(errno)};
+
+  user_regs_struct regs = saved_;
+  regs.rip = function;
+  regs.rdi = text_at;
+  regs.rsi = second;
+  regs.rax = 0;
+  regs.rsp = frame;
+  regs.orig_rax = static_cast<unsigned long long>(-1);  // not in a system call: nothing to restart now
+  regs.eflags &= ~kDirectionFlag;
+  uint64_t result = 0;
+  Result<void> ran = ptrace(PTRACE_SETREGS, tid_, nullptr, &regs) == 0 ? run_until_return(&result) : exited(pid_);
+  bool written_back =
+      attached_ && pwrite(memory_.get(), original.data(), length, static_cast<off_t>(frame)) == static_cast<ssize_t>(length);
+  if (!ran) return ran.error();
+  if (!written_back) return Error{"cannot restore the stack of thread " + std::to_string(tid_)};
+  return result;
+}
+
+// Runs the thread until the called function returns to address 0. Signals that
+// arrive meanwhile are held back, to be delivered when the thread is released.
+Result<void> SeizedThread::run_until_return(uint64_t* result) {
+  int signal = 0;
+  for (;;) {
+    if (ptrace(PTRACE_CONT, tid_, nullptr, signal) != 0) return exited(pid_);
+    signal = 0;
+    int status = 0;
+    if (waitpid(tid_, &status, __WALL) != tid_ || !WIFSTOPPED(status)) {
+      attached_ = false;
+      return exited(pid_);
+    }
+    if (status >> 16 != 0) continue;  // a group-stop or interrupt: go on, the stop takes over at release
+    int arrived = WSTOPSIG(status);
+    user_regs_struct now{};
+    if (ptrace(PTRACE_GETREGS, tid_, nullptr, &now) != 0) return exited(pid_);
+    if (arrived == SIGSEGV && now.rip == 0) {
+      *result = now.rax;
+      return {};
+    }
+    if (is_fault(arrived)) return Error{"the call in process " + std::to_string(pid_) + " crashed (signal " +
+                                        std::to_string(arrived) + "); nmprof put the thread back as it was"};
+    held_signals_.push_back(arrived);
+  }
+}
+
+std::string SeizedThread::read_string(uint64_t address, size_t max) const {
+  std::string text(max, '\0');
+  ssize_t n = pread(memory_.get(), text.data(), max, static_cast<off_t>(address));
+  text.resize(n > 0 ? strnlen(text.data(), static_cast<size_t>(n)) : 0);
+  return text;
+}
+
+bool SeizedThread::restore() {
+  iovec fpu{saved_fpu_.data(), saved_fpu_.size()};
+  return ptrace(PTRACE_SETREGS, tid_, nullptr, &saved_) == 0 &&
+         (saved_fpu_.empty() || ptrace(PTRACE_SETREGSET, tid_, fpu_set_, &fpu) == 0);
+}
+
+void SeizedThread::release() {
+  if (!attached_) return;
+  attached_ = false;
+  restore();
+  // The first signal goes in at once, with the thread's own registers; the others
+  // are raised again (their siginfo is lost, their number is not).
+  int first = held_signals_.empty() ? 0 : held_signals_.front();
+  ptrace(PTRACE_DETACH, tid_, nullptr, first);
+  for (size_t i = 1; i < held_signals_.size(); i++) syscall(SYS_tgkill, pid_, tid_, held_signals_[i]);
+}
+
+}  // namespace nmprof::attach

@@ -1,0 +1,297 @@
+"""nmprof attach to a process that is not a JVM: the agent loaded through ptrace."""
+
+import os
+import pwd
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+import time
+
+import pytest
+
+from conftest import jfr_events, run, stack_of
+from test_attach import OTHER_USER, ensure_other_user, one_line_error
+
+
+class Target:
+    """attach_target (e2e/programs/attach_target.c), killed at the end if still running."""
+
+    def __init__(self, program, *args, user=None, stdin=None, cwd="/tmp", preexec=None):
+        if user:
+            entry = pwd.getpwnam(user)
+
+            def preexec():
+                os.setgroups([])
+                os.setgid(entry.pw_gid)
+                os.setuid(entry.pw_uid)
+        self.proc = subprocess.Popen([str(program), *map(str, args)], stdin=stdin, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, cwd=cwd, preexec_fn=preexec)
+        assert self.proc.stdout.readline().strip() == "ready"
+        self.pid = self.proc.pid
+
+    def finish(self, timeout=60):
+        out, err = self.proc.communicate(timeout=timeout)
+        return self.proc.returncode, out, err
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture(scope="session")
+def program(programs):
+    """The program, where other users and other mount namespaces (with their own /tmp) find it."""
+    directory = tempfile.mkdtemp(dir="/var/tmp", prefix="nmprof-e2e-")
+    os.chmod(directory, 0o755)
+    copy = shutil.copy(programs.c("attach_target.c"), directory)
+    yield copy
+    shutil.rmtree(directory)
+
+
+@pytest.fixture
+def target(program):
+    made = []
+
+    def make(*args, **kwargs):
+        t = Target(program, *args, **kwargs)
+        made.append(t)
+        return t
+    yield make
+    for t in made:
+        t.kill()
+
+
+def sampled_functions(path):
+    return {name.split("!")[-1] for e in jfr_events(path, "profiler.Malloc") for name in stack_of(e)}
+
+
+def finished_ok(t, stop_file=None, word="ok"):
+    if stop_file:
+        stop_file.touch()
+    code, out, err = t.finish()
+    assert code == 0 and out.startswith(word), (code, out, err)
+    return out
+
+
+def test_one_shot_attach_samples_the_known_sites_and_the_target_finishes(nmprof, target, tmp_path):
+    stop = tmp_path / "stop"
+    t = target("loop", stop)
+    out = tmp_path / "native.jfr"
+    result = run(nmprof, "attach", t.pid, "--nativemem", "64k", "--duration", "2", "-o", out, check=0)
+    assert f"recording process {t.pid}" in result.stderr
+    functions = sampled_functions(out)
+    assert {"leaky_site", "churn_site", "round_ok", "main"} <= functions, functions
+    finished_ok(t, stop)
+    modes = {e["values"]["name"]: e["values"]["value"] for e in jfr_events(out, "jdk.ActiveSetting")}
+    assert modes.get("mode") == "attach"
+
+
+def test_status_dump_stop_and_a_second_cycle_reuse_the_loaded_agent(nmprof, target, tmp_path):
+    stop = tmp_path / "stop"
+    t = target("loop", stop)
+    for cycle in range(3):
+        run(nmprof, "attach", t.pid, "start", "--nativemem", "64k", check=0)
+        time.sleep(0.5)
+        status = run(nmprof, "attach", t.pid, "status", check=0).stdout
+        assert "recording into" in status and "samples" in status
+        run(nmprof, "attach", t.pid, "dump", "-q", "-o", tmp_path / f"dump{cycle}.jfr", check=0)
+        run(nmprof, "attach", t.pid, "stop", "-q", "-o", tmp_path / f"stop{cycle}.jfr", check=0)
+        assert "leaky_site" in sampled_functions(tmp_path / f"stop{cycle}.jfr")
+        assert "not recording" in run(nmprof, "attach", t.pid, "status", check=0).stdout
+    agents = {line.split()[-1] for line in open(f"/proc/{t.pid}/maps").read().splitlines()
+              if line.split()[-1].endswith("libnmprof.so")}
+    assert len(agents) == 1  # loaded once, reused by every later request
+    finished_ok(t, stop)
+
+
+def test_nmprof_options_in_the_targets_environment_do_not_start_the_injected_agent(nmprof, program, tmp_path):
+    # Only LD_PRELOAD starts the agent from the environment; loaded by attach, it waits for its request.
+    stop = tmp_path / "stop"
+    unwanted = tmp_path / "from-environment.jfr"
+    env = dict(os.environ, NMPROF_OPTIONS=f"nativemem=64k,file={unwanted}")
+    proc = subprocess.Popen([program, "loop", stop], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        run(nmprof, "attach", proc.pid, "--nativemem", "64k", "--duration", "1", "-o", tmp_path / "a.jfr", check=0)
+        assert "leaky_site" in sampled_functions(tmp_path / "a.jfr")
+    finally:
+        stop.touch()
+        proc.communicate(timeout=60)
+    assert proc.returncode == 0 and not unwanted.exists()
+
+
+def test_stop_gives_every_got_slot_back(nmprof, target, tmp_path):
+    stop = tmp_path / "stop"
+    t = target("loop", stop)
+    run(nmprof, "attach", t.pid, "start", "--nativemem", "64k", check=0)
+    run(nmprof, "attach", t.pid, "stop", "-q", "-o", tmp_path / "a.jfr", check=0)
+    # Started again with live tracking: no block of the first session counts as freed unknown.
+    run(nmprof, "attach", t.pid, "start", "--nativemem", "64k", check=0)
+    time.sleep(0.3)
+    run(nmprof, "attach", t.pid, "stop", "-q", "-o", tmp_path / "b.jfr", check=0)
+    finished_ok(t, stop)
+
+
+def test_a_target_blocked_in_read_goes_on_without_eintr(nmprof, target, tmp_path):
+    read_end, write_end = os.pipe()
+    t = target("read", stdin=read_end)
+    os.close(read_end)
+    run(nmprof, "attach", t.pid, "start", "--nativemem", "64k", check=0)
+    run(nmprof, "attach", t.pid, "status", check=0)
+    run(nmprof, "attach", t.pid, "stop", "-q", "-o", tmp_path / "r.jfr", check=0)
+    os.write(write_end, b"hello\n")
+    os.close(write_end)
+    assert finished_ok(t).strip() == "ok read 6"
+
+
+def test_a_target_in_nanosleep_sleeps_its_full_time_without_eintr(nmprof, target, tmp_path):
+    t = target("sleep", 3)
+    begun = time.monotonic()
+    out = tmp_path / "s.jfr"
+    run(nmprof, "attach", t.pid, "--nativemem", "64k", "--duration", "5", "-o", out, check=0)
+    assert time.monotonic() - begun < 5  # the target exiting ended the recording
+    finished_ok(t)
+    assert "churn_site" in sampled_functions(out)  # allocated after its sleep, before its exit
+
+
+def test_attach_as_root_to_a_process_of_another_user(nmprof, target, program, tmp_path):
+    ensure_other_user()
+    stop = Path(program).parent / f"stop-{os.getpid()}"
+    t = target("loop", stop, user=OTHER_USER)
+    out = tmp_path / "other.jfr"
+    run(nmprof, "attach", t.pid, "--nativemem", "64k", "--duration", "1", "-o", out, check=0)
+    assert "leaky_site" in sampled_functions(out)
+    assert out.stat().st_uid == os.getuid()
+    finished_ok(t, stop)
+    stop.unlink()
+
+
+def test_attach_into_another_pid_and_mount_namespace(nmprof, program, tmp_path):
+    if os.geteuid() != 0 or subprocess.run(["unshare", "--pid", "--mount", "--fork", "true"]).returncode != 0:
+        pytest.skip("needs root and unshare")
+    # Its /tmp is its own and nmprof's build tree is hidden: the agent is copied in.
+    hide = os.path.dirname(os.path.dirname(str(nmprof)))
+    proc = subprocess.Popen(["unshare", "--pid", "--mount", "--fork", "sh", "-c",
+                             f"mount -t tmpfs tmpfs /tmp && mount -t tmpfs tmpfs {hide} && "
+                             f"exec {program} loop /tmp/stop"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        pid = int(subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()[0])
+        out = tmp_path / "container.jfr"
+        run(nmprof, "attach", pid, "--nativemem", "64k", "--duration", "1", "-o", out, check=0)
+        assert "leaky_site" in sampled_functions(out)
+        assert jfr_events(out, "nmprof.Process")[0]["values"]["pid"] == 1
+        subprocess.run(["touch", f"/proc/{pid}/root/tmp/stop"], check=True)
+        assert proc.stdout.readline().startswith("ok")
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_error_statically_linked(nmprof, programs, tmp_path):
+    static = programs.c("attach_target.c", "-static")
+    t = Target(static, "sleep", 30)
+    try:
+        one_line_error(run(nmprof, "attach", t.pid, "--duration", "1"), "statically linked")
+    finally:
+        t.kill()
+
+
+def test_error_a_process_started_under_nmprof_already_has_the_agent(nmprof, program, tmp_path):
+    stop = tmp_path / "stop"
+    proc = subprocess.Popen([str(nmprof), "run", "-q", "-o", tmp_path / "run.jfr", "--", program, "loop", stop],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        pid = int(subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()[0])
+        one_line_error(run(nmprof, "attach", pid, "--duration", "1", "-o", tmp_path / "x.jfr"),
+                       "since it started", "nmprof run")
+    finally:
+        stop.touch()
+        proc.communicate(timeout=60)
+    assert proc.returncode == 0
+
+
+def test_error_a_stopped_process(nmprof, target):
+    t = target("sleep", 30)
+    os.kill(t.pid, 19)  # SIGSTOP
+    try:
+        one_line_error(run(nmprof, "attach", t.pid, "--duration", "1"), "is stopped", "kill -CONT")
+    finally:
+        os.kill(t.pid, 18)
+
+
+def as_user(name):
+    entry = pwd.getpwnam(name)
+
+    def switch():
+        os.setgroups([])
+        os.setgid(entry.pw_gid)
+        os.setuid(entry.pw_uid)
+    return switch
+
+
+def test_error_another_users_process(nmprof, target):
+    ensure_other_user()
+    t = target("sleep", 30)  # runs as root
+    result = subprocess.run([str(nmprof), "attach", str(t.pid), "--duration", "1", "-o", "/tmp/x-denied.jfr"],
+                            capture_output=True, text=True, preexec_fn=as_user(OTHER_USER), cwd="/tmp", timeout=60)
+    one_line_error(result, "permission denied")
+
+
+def test_error_not_dumpable(nmprof, program, tmp_path):
+    ensure_other_user()
+    # A process of the same user that made itself not dumpable: only root may ptrace it.
+    source = tmp_path / "undumpable.c"
+    source.write_text('#include <stdio.h>\n#include <unistd.h>\n#include <sys/prctl.h>\n'
+                      'int main(void) { prctl(PR_SET_DUMPABLE, 0); puts("ready"); fflush(stdout);'
+                      ' sleep(30); return 0; }\n')
+    binary = os.path.join(os.path.dirname(program), "undumpable")
+    subprocess.run(["gcc", "-o", binary, source], check=True)
+    t = Target(binary, user=OTHER_USER)
+    try:
+        result = subprocess.run([str(nmprof), "attach", str(t.pid), "--duration", "1", "-o", "/tmp/x-nd.jfr"],
+                                capture_output=True, text=True, preexec_fn=as_user(OTHER_USER), cwd="/tmp",
+                                timeout=60)
+        one_line_error(result, "not dumpable", "root")
+    finally:
+        t.kill()
+
+
+def test_error_root_without_cap_sys_ptrace(nmprof, target):
+    ensure_other_user()
+    if subprocess.run(["setpriv", "--bounding-set=-sys_ptrace", "true"]).returncode != 0:
+        pytest.skip("setpriv cannot drop capabilities here")
+    t = target("sleep", 30, user=OTHER_USER)
+    result = run("setpriv", "--inh-caps=-sys_ptrace", "--bounding-set=-sys_ptrace", nmprof, "attach", t.pid,
+                 "--duration", "1", "-o", "/tmp/x-nocap.jfr")
+    one_line_error(result, "CAP_SYS_PTRACE")
+
+
+def test_error_the_process_has_exited(nmprof, target):
+    t = target("sleep", 30)
+    os.kill(t.pid, 9)
+    while open(f"/proc/{t.pid}/stat").read().rsplit(") ", 1)[1][0] != "Z":
+        time.sleep(0.01)
+    one_line_error(run(nmprof, "attach", t.pid, "--duration", "1"), "has exited")
+
+
+def test_attach_to_a_php_cli_samples_zendmm_with_php_frames(nmprof, tmp_path):
+    php = shutil.which("php8.2") or shutil.which("php")
+    if not php:
+        pytest.fail("PHP 8.2 is needed (apt install php8.2-cli)")
+    stop = tmp_path / "stop"
+    t = Target(php, Path(__file__).parent / "php" / "attach_loop.php", stop)
+    try:
+        for cycle in range(2):  # the second start installs the heap's handlers again
+            out = tmp_path / f"php{cycle}.jfr"
+            run(nmprof, "attach", t.pid, "--nativemem", "256k", "--duration", "1", "-o", out, check=0)
+            events = jfr_events(out, "profiler.Malloc")
+            zend = [e for e in events if e["values"]["allocator"] == "ZendMM"]
+            assert zend and any("churn_strings" in " ".join(stack_of(e)) for e in zend)
+        finished_ok(t, stop)
+    finally:
+        t.kill()

@@ -1,0 +1,175 @@
+// The ptrace attach's parts: ELF symbol lookup in a loaded libc, /proc/<pid>/maps,
+// the syscall-restart rule, the refusal messages, and a remote call into a child
+// blocked in read() that must not see EINTR.
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "attach/fd_io.h"
+#include "attach/ptrace/elf_symbols.h"
+#include "attach/ptrace/interrupted_syscall.h"
+#include "attach/ptrace/mapped_objects.h"
+#include "attach/ptrace/ptrace_permission.h"
+#include "attach/ptrace/seized_thread.h"
+
+namespace nmprof::attach {
+namespace {
+
+std::vector<Mapping> own_maps() {
+  return parse_maps(read_text_at(AT_FDCWD, "/proc/self/maps").value_or(""));
+}
+
+uint64_t address_in_own_libc(const char* name) {
+  auto target = inspect_process(getpid());
+  EXPECT_TRUE(target.ok());
+  auto libc = find_object(own_maps(), is_libc);
+  EXPECT_TRUE(libc.has_value());
+  auto found = remote_function(*target, *libc, name);
+  EXPECT_TRUE(found.ok()) << found.error().message;
+  return found.ok() ? *found : 0;
+}
+
+TEST(ElfSymbols, FindsDlopenWhereTheLoaderPutIt) {
+  EXPECT_EQ(address_in_own_libc("dlopen"), reinterpret_cast<uint64_t>(dlsym(RTLD_DEFAULT, "dlopen")));
+}
+
+TEST(ElfSymbols, TakesTheDefaultVersionOfAVersionedFunction) {
+  // pthread_cond_wait@GLIBC_2.2.5 (old ABI) and pthread_cond_wait@@GLIBC_2.3.2.
+  EXPECT_EQ(address_in_own_libc("pthread_cond_wait"),
+            reinterpret_cast<uint64_t>(dlsym(RTLD_DEFAULT, "pthread_cond_wait")));
+}
+
+TEST(ElfSymbols, RefusesAMissingFunctionAndAnIfunc) {
+  auto libc = find_object(own_maps(), is_libc);
+  ASSERT_TRUE(libc);
+  UniqueFd fd(*open_mapped_file(*inspect_process(getpid()), *libc));
+  EXPECT_FALSE(find_dynamic_function(fd.get(), "no_such_function_nmprof"));
+  EXPECT_FALSE(find_dynamic_function(fd.get(), "strlen"));  // an IFUNC: its resolver, not strlen
+}
+
+TEST(ElfSymbols, TellsAStaticExecutableByItsMissingInterpreter) {
+  UniqueFd self(open("/proc/self/exe", O_RDONLY | O_CLOEXEC));
+  auto layout = read_elf_layout(self.get());
+  ASSERT_TRUE(layout) << layout.error().message;
+  EXPECT_TRUE(layout->has_interpreter);
+  UniqueFd not_elf(open("/proc/self/status", O_RDONLY | O_CLOEXEC));
+  EXPECT_FALSE(read_elf_layout(not_elf.get()));
+}
+
+TEST(Maps, ParsesLinesWithDeletedFilesAndAnonymousMemory) {
+  auto maps = parse_maps(
+      "7f00-7f10 r-xp 00001000 fd:01 1234  /usr/lib/libc.so.6\n"
+      "7f10-7f20 rw-p 00000000 00:00 0 \n"
+      "7f20-7f30 r--p 00000000 00:1f 99 /tmp/nmprof-agent-abc.so (deleted)\n");
+  ASSERT_EQ(maps.size(), 3u);
+  EXPECT_TRUE(maps[0].executable);
+  EXPECT_EQ(maps[0].offset, 0x1000u);
+  EXPECT_EQ(maps[0].dev_major, 0xfdu);
+  EXPECT_EQ(maps[0].inode, 1234u);
+  EXPECT_EQ(maps[1].path, "");
+  EXPECT_EQ(maps[2].path, "/tmp/nmprof-agent-abc.so");
+  EXPECT_EQ(find_object(maps, is_nmprof_agent)->start, 0x7f20u);
+  EXPECT_FALSE(find_object(maps, is_libc));  // only mapped from offset 0x1000
+  EXPECT_TRUE(in_code_of(maps, 0x7f05, is_libc));
+  EXPECT_FALSE(in_code_of(maps, 0x7f25, is_nmprof_agent));  // not executable
+}
+
+TEST(InterruptedSyscall, RestartsOnlyCallsThatDidNothingOnEintr) {
+  constexpr int64_t kRestartNoHand = -514, kRestartSys = -512;
+  EXPECT_EQ(restartable_result(SYS_epoll_wait, -EINTR), kRestartNoHand);
+  EXPECT_EQ(restartable_result(SYS_read, -EINTR), kRestartNoHand);
+  EXPECT_EQ(restartable_result(SYS_close, -EINTR), -EINTR);  // closed anyway: never again
+  EXPECT_EQ(restartable_result(SYS_read, kRestartSys), kRestartSys);
+  EXPECT_EQ(restartable_result(SYS_read, 5), 5);
+  EXPECT_TRUE(is_idle_syscall(SYS_clock_nanosleep));
+  EXPECT_TRUE(is_idle_syscall(SYS_restart_syscall));
+  EXPECT_FALSE(is_idle_syscall(SYS_mmap));  // malloc calls it with its arena locked
+}
+
+TEST(PtracePermission, NamesTheReasonAndTheFix) {
+  PtraceFacts f;
+  f.pid = 42;
+  f.nmprof_euid = 1000;
+  f.target_euid = 1001;
+  EXPECT_NE(explain_ptrace_denied(f).find("run nmprof as that user or as root"), std::string::npos);
+  f.target_euid = 1000;
+  f.target_dumpable = false;
+  EXPECT_NE(explain_ptrace_denied(f).find("not dumpable"), std::string::npos);
+  f.target_dumpable = true;
+  f.ptrace_scope = 1;
+  EXPECT_NE(explain_ptrace_denied(f).find("sysctl kernel.yama.ptrace_scope=0"), std::string::npos);
+  f.ptrace_scope = 3;
+  EXPECT_NE(explain_ptrace_denied(f).find("until the next reboot"), std::string::npos);
+  f.ptrace_scope = 0;
+  f.nmprof_euid = 0;
+  EXPECT_NE(explain_ptrace_denied(f).find("CAP_SYS_PTRACE"), std::string::npos);
+}
+
+// A child blocked in `blocking` (read or epoll_wait on a pipe) gets a remote call
+// of atoi("1234"), and then its byte from the pipe, never EINTR.
+void call_into_a_blocked_child(long blocking) {
+  if (read_text_at(AT_FDCWD, "/proc/sys/kernel/yama/ptrace_scope").value_or("0")[0] > '1' && geteuid() != 0)
+    GTEST_SKIP() << "ptrace of a child is not allowed here";
+  int pipe_fds[2], result_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  ASSERT_EQ(pipe(result_fds), 0);
+  pid_t child = fork();
+  if (child == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (blocking == SYS_epoll_wait) {
+      int epoll = epoll_create1(0);
+      epoll_event event{EPOLLIN, {}};
+      epoll_ctl(epoll, EPOLL_CTL_ADD, pipe_fds[0], &event);
+      // The raw call: glibc's epoll_wait is epoll_pwait on some architectures.
+      if (syscall(SYS_epoll_wait, epoll, &event, 1, -1) != 1) {
+        char answer = errno == EINTR ? 'I' : 'E';
+        _exit(write(result_fds[1], &answer, 1) == 1 ? 0 : 1);
+      }
+    }
+    char c;
+    ssize_t n = read(pipe_fds[0], &c, 1);
+    char answer = n == 1 ? c : (errno == EINTR ? 'I' : 'E');
+    _exit(write(result_fds[1], &answer, 1) == 1 ? 0 : 1);
+  }
+  // Wait until the child blocks.
+  std::string syscall_path = "/proc/" + std::to_string(child) + "/syscall";
+  std::string blocked = std::to_string(blocking) + " ";
+  for (int i = 0; i < 500 && read_text_at(AT_FDCWD, syscall_path.c_str()).value_or("").rfind(blocked, 0) != 0; i++)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  auto target = inspect_process(child);
+  ASSERT_TRUE(target);
+  uint64_t atoi_address = reinterpret_cast<uint64_t>(dlsym(RTLD_DEFAULT, "atoi"));  // same libc mapping after fork
+  {
+    auto thread = SeizedThread::seize(*target, child);
+    ASSERT_TRUE(thread) << thread.error().message;
+    EXPECT_EQ(static_cast<int64_t>(thread->registers().orig_rax), blocking);
+    auto result = thread->call(atoi_address, "1234", 0);
+    ASSERT_TRUE(result) << result.error().message;
+    EXPECT_EQ(*result, 1234u);
+  }
+  ASSERT_EQ(write(pipe_fds[1], "x", 1), 1);
+  char answer = 0;
+  ASSERT_EQ(read(result_fds[0], &answer, 1), 1);
+  EXPECT_EQ(answer, 'x');  // 'I': the call saw EINTR
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+TEST(SeizedThread, ACallIntoAChildBlockedInReadLeavesItsReadAlone) { call_into_a_blocked_child(SYS_read); }
+
+// epoll_wait ends with EINTR when interrupted (signal(7)); nmprof restarts it.
+TEST(SeizedThread, ACallIntoAChildBlockedInEpollWaitLeavesItWaiting) { call_into_a_blocked_child(SYS_epoll_wait); }
+
+}  // namespace
+}  // namespace nmprof::attach
