@@ -224,7 +224,7 @@ void Recorder::record_allocation(ThreadState& t, const CallStack& stack, uint64_
     add_context(r, t.context);
     r.append_to(events_);
     samples_++;
-    if (live_) live_->insert({address, size, now, weight, id});
+    if (live_) live_->insert({address, size, now, weight, id, allocator});
     maybe_flush(now);
   } else if (active_) {
     lost_samples_++;
@@ -278,6 +278,17 @@ void Recorder::record_free(ThreadState& t, uintptr_t address, bool recorded) {
   lock_.lock(t.id());
   LiveHeap::Block block;
   if (active_ && live_ && live_->remove(address, &block) && recorded) append_free(t, address, now);
+  lock_.unlock();
+}
+
+static_assert(schema::kAllocatorCount <= LiveHeap::kAllocators, "live blocks keep their allocator");
+
+void Recorder::forget_blocks_of(ThreadState& t, schema::AllocatorKey allocator) {
+  if (lock_.owner() == t.id()) return;
+  uint64_t now = monotonic_ticks();
+  lock_.lock(t.id());
+  if (active_ && live_ && live_->blocks_of(allocator))
+    live_->remove_all_of(allocator, [&](uintptr_t address) { append_free(t, address, now); });
   lock_.unlock();
 }
 
@@ -387,6 +398,12 @@ void Recorder::flush_locked(uint64_t now, bool defer_unresolved) {
 void Recorder::flush() {
   lock_.lock(current_tid());
   if (active_) flush_locked(monotonic_ticks());
+  lock_.unlock();
+}
+
+void Recorder::flush_if_pending() {
+  lock_.lock(current_tid());
+  if (active_ && events_.size() > 0) flush_locked(monotonic_ticks());
   lock_.unlock();
 }
 

@@ -51,12 +51,16 @@ class Recorder {
   // Heap-live: a free of a block that may be tracked (the filter said so). Not
   // `recorded`: the block is forgotten without a Free event (it stays live in the file).
   void record_free(ThreadState& t, uintptr_t address, bool recorded = true);
+  // A runtime freed every block of `allocator` at once: their frees are recorded.
+  void forget_blocks_of(ThreadState& t, jfr::schema::AllocatorKey allocator);
   // realloc: takes a tracked block out of the live set (false if not tracked), then
   // either records its free or puts it back (when the realloc failed).
   bool take_block(ThreadState& t, uintptr_t address, LiveHeap::Block* block, uint64_t* taken_at);
   void settle_block(ThreadState& t, const LiveHeap::Block& block, uint64_t taken_at, bool freed);
   // Appends everything buffered to the file.
   void flush();
+  // The same, when events are buffered.
+  void flush_if_pending();
   // In a JVM: the sampled path stops flushing (Java frames can only be named from a
   // thread where JVMTI may be called), and the agent's flusher thread does it:
   // it asks which Java methods the pending stacks hold, looks them up without the

@@ -79,11 +79,13 @@ bool LiveHeap::insert(const Block& block) {
     // The same address again: its old block was freed by a path we do not see.
     live_bytes_ -= static_cast<double>(table_[i].weight) * static_cast<double>(table_[i].size);
     count_--;
+    by_allocator_[table_[i].allocator % kAllocators]--;
   } else {
     filter_add(filter_, reinterpret_cast<const void*>(block.address));
   }
   table_[i] = block;
   count_++;
+  by_allocator_[block.allocator % kAllocators]++;
   grow_filter_if_crowded();
   live_bytes_ += static_cast<double>(block.weight) * static_cast<double>(block.size);
   return true;
@@ -99,6 +101,7 @@ bool LiveHeap::remove(uintptr_t address, Block* out) {
   *out = table_[i];
   live_bytes_ -= static_cast<double>(out->weight) * static_cast<double>(out->size);
   count_--;
+  by_allocator_[out->allocator % kAllocators]--;
   filter_remove(filter_, reinterpret_cast<const void*>(address));
   // Backward-shift deletion keeps every probe chain unbroken without tombstones.
   size_t hole = i;
@@ -118,6 +121,7 @@ void LiveHeap::clear() {
   if (table_) munmap(table_, capacity_ * sizeof(Block));
   table_ = nullptr;
   capacity_ = count_ = 0;
+  for (size_t& n : by_allocator_) n = 0;
   untracked_ = 0;
   live_bytes_ = 0;
   memset(filter_->counters, 0, filter_->buckets());

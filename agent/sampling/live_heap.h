@@ -22,7 +22,9 @@ class LiveHeap {
     uint64_t ticks;     // when it was allocated
     float weight;
     uint32_t stack;
+    uint8_t allocator = 0;  // the recording's allocator key (below kAllocators)
   };
+  static constexpr size_t kAllocators = 4;
 
   // The free path's question: false means p is certainly not tracked.
   static bool maybe_tracked(const void* p) {
@@ -37,8 +39,13 @@ class LiveHeap {
   bool remove(uintptr_t address, Block* out);
   // After fork() in the child: the parent's blocks are not this process's to report.
   void clear();
+  // Forgets every block of `allocator`, calling forgotten(address) for each: a
+  // runtime freed them all at once (PHP's heap at the end of a request).
+  template <typename Forgotten>
+  void remove_all_of(uint8_t allocator, Forgotten forgotten);
 
   size_t blocks() const { return count_; }
+  size_t blocks_of(uint8_t allocator) const { return by_allocator_[allocator % kAllocators]; }
   size_t max_blocks() const { return max_blocks_; }
   uint64_t untracked() const { return untracked_; }
   double live_bytes() const { return live_bytes_; }  // estimated: sum of weight * size
@@ -75,8 +82,20 @@ class LiveHeap {
   Block* table_ = nullptr;  // open addressing, linear probing, mmap'd
   size_t capacity_ = 0;     // slots, a power of two
   size_t count_ = 0;
+  size_t by_allocator_[kAllocators] = {};
   uint64_t untracked_ = 0;
   double live_bytes_ = 0;
 };
+
+template <typename Forgotten>
+void LiveHeap::remove_all_of(uint8_t allocator, Forgotten forgotten) {
+  // A removal shifts later blocks back into its slot (never before it): the slot
+  // is looked at again until it holds another allocator's block or none.
+  for (size_t i = 0; i < capacity_ && blocks_of(allocator); i++) {
+    Block removed;
+    while (table_[i].address && table_[i].allocator == allocator && remove(table_[i].address, &removed))
+      forgotten(removed.address);
+  }
+}
 
 }  // namespace nmprof

@@ -24,6 +24,32 @@ class LiveHeapTest : public ::testing::Test {
   LiveHeap heap{1 << 20};
 };
 
+TEST_F(LiveHeapTest, ForgetsEveryBlockOfOneAllocatorAndKeepsTheOthers) {
+  // Enough blocks that removals shift others back across the table, its end included.
+  std::unordered_map<uintptr_t, uint8_t> allocator_of;
+  for (uint64_t i = 0; i < 5000; i++) {
+    LiveHeap::Block b = block(address_of(i));
+    b.allocator = i % 3 == 0 ? 1 : 0;
+    ASSERT_TRUE(heap.insert(b));
+    allocator_of[b.address] = b.allocator;
+  }
+  ASSERT_TRUE(heap.insert(block(address_of(0))));  // the same address again, now of allocator 0
+  allocator_of[address_of(0)] = 0;
+  size_t ones = 0;
+  for (const auto& [address, allocator] : allocator_of) ones += allocator == 1;
+  EXPECT_EQ(heap.blocks_of(1), ones);
+  std::vector<uintptr_t> forgotten;
+  heap.remove_all_of(1, [&](uintptr_t address) { forgotten.push_back(address); });
+  EXPECT_EQ(forgotten.size(), ones);
+  for (uintptr_t address : forgotten) EXPECT_EQ(allocator_of[address], 1);
+  EXPECT_EQ(heap.blocks_of(1), 0u);
+  EXPECT_EQ(heap.blocks(), allocator_of.size() - ones);
+  LiveHeap::Block out;
+  for (const auto& [address, allocator] : allocator_of)
+    EXPECT_EQ(heap.remove(address, &out), allocator == 0) << address;
+  EXPECT_EQ(heap.blocks_of(0), 0u);
+}
+
 TEST_F(LiveHeapTest, TracksUntilRemoved) {
   ASSERT_TRUE(heap.insert(block(0x1000, 64, 3.0f)));
   EXPECT_TRUE(LiveHeap::maybe_tracked(reinterpret_cast<void*>(0x1000)));
