@@ -219,7 +219,7 @@ def check_requests_recorded(nmprof, out, answers):
     assert {a.split()[1] for a in answers} == {"50"}, answers
     report = report_json(nmprof, out, "--top", "1000")
     assert pids <= {p["pid"] for p in report["processes"]}, (pids, report["processes"])
-    assert sum(p["statistics"]["lostSamples"] for p in report["processes"]) == 0
+    assert sum(p["statistics"]["lost_samples"] for p in report["processes"]) == 0
     count = 50 * len(answers)
     estimate, stacks = by_php_function(report, ["request_strings"])["request_strings"]
     # The array that holds the strings grows in request_strings() too: 2 KiB a request.
@@ -403,7 +403,7 @@ def test_php_context_functions_tie_allocations_to_routes(nmprof, php, tmp_path, 
         bound = 5 * sigma(size / count, count, 256 * 1024)
         estimate = rows.get(route, {"estimated_bytes": 0})["estimated_bytes"]  # no sample: no row
         assert -bound <= estimate - size <= bound + slack, (route, estimate, size, bound)
-    assert report["statistics"]["undeclaredAttributes"] == 30
+    assert report["statistics"]["undeclared_attributes"] == 30
     spans = report_json(nmprof, out, "--by", "span")
     assert {row["value"] for row in spans["contexts"]} - {None} <= {str(n) for n in range(1, 31)}
 
