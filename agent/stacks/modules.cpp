@@ -106,6 +106,8 @@ Module* ModuleScan::make(const dl_phdr_info* info) {
   }
   if (++map->loads_ == 0) map->loads_ = 1;  // 0 is "no module"; after 65535 loads, a repeat is harmless
   m->load = map->loads_;
+  m->made_before = map->newest_.load(std::memory_order_relaxed);
+  map->newest_.store(m, std::memory_order_release);
   return m;
 }
 
@@ -178,6 +180,14 @@ const Module* ModuleMap::find(uintptr_t pc) const {
   if (lo == 0) return nullptr;
   const Module* m = s->modules[lo - 1];
   return m->contains(pc) ? m : nullptr;
+}
+
+const Module* ModuleMap::find(uintptr_t pc, uint16_t load) const {
+  const Module* m = find(pc);
+  if (m && m->load == load) return m;
+  for (m = newest_.load(std::memory_order_acquire); m; m = m->made_before)
+    if (m->load == load && m->contains(pc)) return m;
+  return nullptr;
 }
 
 }  // namespace nmprof
