@@ -1,6 +1,7 @@
 #include "agent/recording/recorder.h"
 
 #include <sys/prctl.h>
+#include <sys/single_threaded.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -198,22 +199,32 @@ SampleStripes::Stripe* Recorder::stripe_for_event(int self, uint32_t generation)
   return nullptr;
 }
 
-// Asks for a write when a stripe is full enough, or a second has passed. Without a
-// writer thread (the system refused one) the sampling thread writes, as a last resort.
-void Recorder::after_event(size_t stripe_bytes) {
-  if (writer_state_.load(std::memory_order_relaxed) == 0 && !background_flush_.load(std::memory_order_relaxed))
-    start_writer();
-  if (stripe_bytes < kWriteBytes) return;
+// Asks for a write when a stripe is full enough, or a second has passed. The writer
+// thread is started in a process that has threads already: in a single-threaded one
+// a thread of ours would change how glibc's malloc works (it locks its arenas once a
+// process has threads) and put the thread's own blocks in the host's heap, and no
+// other thread waits for this one: there, as without a writer thread (the system
+// refused one), the sampling thread writes.
+void Recorder::after_event(size_t stripe_bytes, uint64_t now) {
   int state = writer_state_.load(std::memory_order_acquire);
-  if (state == kWriterThreadRunning) {
-    if (write_wanted_.exchange(1, std::memory_order_acq_rel) == 0) wake_all(write_wanted_);
-  } else if (!background_flush_.load(std::memory_order_relaxed) && write_lock_.try_lock(current_tid())) {
-    if (recording()) {
-      collect(current_tid());
-      write_locked(monotonic_ticks());
-    }
-    write_lock_.unlock();
+  if (state == 0 && !__libc_single_threaded && !background_flush_.load(std::memory_order_relaxed)) {
+    start_writer();
+    state = writer_state_.load(std::memory_order_acquire);
   }
+  if (state == kWriterThreadRunning) {
+    if (stripe_bytes >= kWriteBytes && write_wanted_.exchange(1, std::memory_order_acq_rel) == 0)
+      wake_all(write_wanted_);
+    return;
+  }
+  if (stripe_bytes < kWriteBytes && now - last_write_.load(std::memory_order_relaxed) < kWriteNanos) return;
+  if (background_flush_.load(std::memory_order_relaxed)) return;
+  int self = current_tid();
+  if (!write_lock_.try_lock(self)) return;
+  if (recording()) {
+    collect(self);
+    write_locked(monotonic_ticks());
+  }
+  write_lock_.unlock();
 }
 
 void Recorder::record_allocation(ThreadState& t, const CallStack& stack, uint64_t address, uint64_t size,
@@ -246,7 +257,7 @@ void Recorder::record_allocation(ThreadState& t, const CallStack& stack, uint64_
   size_t bytes = s->bytes();
   stripes_.release(s);
   if (LiveHeap* live = live_.load(std::memory_order_acquire)) live->insert({address, size, now, weight, id}, self);
-  after_event(bytes);
+  after_event(bytes, now);
 }
 
 // spanId, localRootSpanId, then each attribute's value, inline (empty: encoding 1).
@@ -297,7 +308,7 @@ void Recorder::append_free(ThreadState& t, uintptr_t address, uint64_t ticks) {
   r.append_to(s->events);
   size_t bytes = s->bytes();
   stripes_.release(s);
-  after_event(bytes);
+  after_event(bytes, ticks);
 }
 
 void Recorder::start_writer() {

@@ -57,7 +57,8 @@ class Recorder {
              const std::vector<Tag>& tags = {}, const std::vector<std::string>& context_attributes = {});
   bool recording() const { return active_.load(std::memory_order_acquire); }
 
-  // The sampled path. The first sample starts the background writer.
+  // The sampled path. In a process with threads, the first sample starts the
+  // background writer.
   void record_allocation(ThreadState& t, const CallStack& stack, uint64_t address, uint64_t size, float weight,
                          jfr::schema::AllocatorKey allocator = jfr::schema::kLibc);
   // Heap-live: a free of a block that may be tracked (the filter said so). Not
@@ -110,7 +111,7 @@ class Recorder {
   void list_stack(uint32_t id, uint32_t generation, SampleStripes::Stripe& stripe);
   void add_context(jfr::ByteBuffer& body, const nmprof_context_block* context);
   SampleStripes::Stripe* stripe_for_event(int self, uint32_t generation);
-  void after_event(size_t stripe_bytes);
+  void after_event(size_t stripe_bytes, uint64_t now);
   void append_free(ThreadState& t, uintptr_t address, uint64_t ticks);
   void start_writer();
   uint64_t key(uint32_t id) const { return key_base_.load(std::memory_order_relaxed) | id; }

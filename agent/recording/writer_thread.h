@@ -1,5 +1,6 @@
 // The agent's background writer thread, as little visible to the host as a thread
-// can be: created on the first sample (not at load), detached, named
+// can be: created on a sample once the host has threads of its own (recorder.cpp
+// says why not before), detached, named
 // "nmprof writer", with every signal blocked (glibc's own set*id signal still
 // reaches it, so setuid() in the host keeps working), never cancelled (nobody else
 // has its handle), and gone at exec. A host whose main thread calls pthread_exit()
