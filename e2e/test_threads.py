@@ -52,3 +52,15 @@ def test_estimates_of_many_threads_agree_with_true_totals(nmprof, programs, tmp_
         sd = math.sqrt(count * size * size * (1 - p) / p)
         assert abs(recorded[site][1] - count * size) <= 5 * sd + 1e-3 * count * size, (site, recorded[site], count)
     assert not report["warnings"], report["warnings"]
+
+
+def test_a_process_whose_main_thread_exits_ends_with_its_last_thread(nmprof, programs, tmp_path):
+    # The agent's writer thread must not keep the process alive: it ends when it is
+    # the only thread left, and glibc then ends the process as the worker would have.
+    out = tmp_path / "main_exits.jfr"
+    result = run(nmprof, "run", "-q", "--nativemem", "4k", "-o", out, "--", programs.c("main_thread_exits.c"),
+                 timeout=60, check=0)
+    assert result.stdout == "worker done\n"
+    report = report_json(nmprof, out)
+    assert report["processes"][0]["statistics"]["samples"] > 0
+    assert any(s["frames"][0]["function"] == "work" for s in report["stacks"])

@@ -324,6 +324,7 @@ void* Recorder::writer_main(void* p) {
   auto* self = static_cast<Recorder*>(p);
   AgentGuard all_of_it_is_ours;
   int tid = current_tid();
+  uint64_t threads_checked = monotonic_ticks();
   while (self->writer_state_.load(std::memory_order_acquire) == kWriterThreadRunning &&
          !self->background_flush_.load(std::memory_order_acquire)) {
     self->wait_for_work();
@@ -335,7 +336,11 @@ void* Recorder::writer_main(void* p) {
     self->write_lock_.unlock();
     self->writes_done_.fetch_add(1, std::memory_order_release);
     wake_all(self->writes_done_);
-    if (only_thread_left()) break;  // the host's last thread called pthread_exit()
+    // The host's last thread called pthread_exit(): looked at once a second.
+    if (monotonic_ticks() - threads_checked >= kWriteNanos) {
+      if (only_thread_left()) break;
+      threads_checked = monotonic_ticks();
+    }
   }
   self->writer_state_.store(kNoWriterThread, std::memory_order_release);  // the last use of *self
   return nullptr;
@@ -567,7 +572,11 @@ void Recorder::finish() {
 bool Recorder::flush_from_signal() {
   int self = current_tid();
   LiveHeap* live = live_.load(std::memory_order_relaxed);
-  if (write_lock_.owner() == self || stripes_.owned_by(self) || (live && live->owned_by(self))) return false;
+  // Interrupted in the middle of the recorder: its locks, or the arena's (which
+  // an addition to the stack table holds while it allocates), are this thread's.
+  if (write_lock_.owner() == self || stacks_.owned_by(self) || stripes_.owned_by(self) ||
+      (live && live->owned_by(self)))
+    return false;
   // Others hold the locks only for short critical sections (the writer for one
   // append); give up after a second rather than hang the process's termination.
   uint64_t deadline = monotonic_ticks() + kWriteNanos;

@@ -51,7 +51,9 @@ bool start_writer_thread(void* (*body)(void*), void* arg) {
   return error == 0;
 }
 
-// /proc/self/stat's 20th field; the command name (2nd) may hold spaces and parentheses.
+// From /proc/self/stat: the state of the main thread (3rd field; the 2nd, the command
+// name, may hold spaces and parentheses) and the number of threads (20th). A main
+// thread that left by pthread_exit() stays, as a zombie, until the last thread ends.
 bool only_thread_left() {
   int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
@@ -61,8 +63,11 @@ bool only_thread_left() {
   if (n <= 0) return false;
   text[n] = 0;
   const char* p = strrchr(text, ')');
+  if (!p || p[1] != ' ') return false;
+  char main_state = p[2];
   for (int field = 2; p && field < 20; field++) p = strchr(p + 1, ' ');
-  return p && strtol(p + 1, nullptr, 10) == 1;
+  long threads = p ? strtol(p + 1, nullptr, 10) : 0;
+  return threads == 1 || (threads == 2 && main_state == 'Z');
 }
 
 void wait_while(const std::atomic<uint32_t>& word, uint32_t value, int timeout_ms) {

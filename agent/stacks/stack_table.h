@@ -48,6 +48,8 @@ class StackTable {
   // fork(): held across it, so that the child finds no addition half done.
   void before_fork(int self) { lock_.lock(self); }
   void after_fork() { lock_.unlock(); }
+  // Whether `self` is adding a stack (a signal handler interrupted it).
+  bool owned_by(int self) const { return lock_.owner() == self; }
 
  private:
   static constexpr unsigned kSegmentBits = 12;
