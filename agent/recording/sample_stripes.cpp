@@ -10,19 +10,17 @@ namespace nmprof {
 
 SampleStripes::Stripe* SampleStripes::acquire(int self) {
   unsigned first = static_cast<unsigned>(self) % kStripes;
-  for (unsigned n = 0; n < kStripes; n++) {
-    Stripe& s = stripes_[(first + n) % kStripes];
-    if (s.lock.try_lock(self)) return &s;
-  }
-  // Every stripe is busy: more threads sample at once than there are stripes.
-  for (unsigned n = 0; n < kStripes; n++) {
-    Stripe& s = stripes_[(first + n) % kStripes];
-    if (s.lock.owner() != self) {
-      s.lock.lock(self);
-      return &s;
+  for (;;) {
+    bool all_ours = true;
+    for (unsigned n = 0; n < kStripes; n++) {
+      Stripe& s = stripes_[(first + n) % kStripes];
+      if (s.lock.try_lock(self)) return &s;
+      all_ours = all_ours && s.lock.owner() == self;
     }
+    if (all_ours) return nullptr;
+    // Every stripe is busy: more threads sample at once than there are stripes.
+    sched_yield();
   }
-  return nullptr;
 }
 
 bool SampleStripes::take(unsigned i, Stripe& into, int self, uint64_t deadline) {
