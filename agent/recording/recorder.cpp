@@ -331,7 +331,8 @@ void* Recorder::writer_main(void* p) {
     self->write_lock_.lock(tid);
     if (self->recording() && !self->background_flush_.load(std::memory_order_relaxed) && getpid() == self->pid()) {
       self->collect(tid);
-      self->write_locked(monotonic_ticks());
+      // An idle process's file is left alone.
+      if (!self->events_.empty() || !self->pending_threads_.empty()) self->write_locked(monotonic_ticks());
     }
     self->write_lock_.unlock();
     self->writes_done_.fetch_add(1, std::memory_order_release);
@@ -346,11 +347,13 @@ void* Recorder::writer_main(void* p) {
   return nullptr;
 }
 
-// Until a sampling thread asks, or a second after the last write.
+// Until a sampling thread asks, or a second after the last write (or after now, when
+// the last write is older: nothing was recorded since).
 void Recorder::wait_for_work() {
   uint64_t since = monotonic_ticks() - last_write_.load(std::memory_order_relaxed);
-  if (since < kWriteNanos && write_wanted_.load(std::memory_order_acquire) == 0)
-    wait_while(write_wanted_, 0, static_cast<int>((kWriteNanos - since) / 1000000) + 1);
+  uint64_t wait = since < kWriteNanos ? kWriteNanos - since : kWriteNanos;
+  if (write_wanted_.load(std::memory_order_acquire) == 0)
+    wait_while(write_wanted_, 0, static_cast<int>(wait / 1000000) + 1);
   write_wanted_.store(0, std::memory_order_release);
 }
 

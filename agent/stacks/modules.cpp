@@ -111,8 +111,13 @@ Module* ModuleScan::make(const dl_phdr_info* info) {
   return m;
 }
 
+// At namespace scope, made when the library is loaded: a function-local static
+// would register its destructor on first use, and that may be in a sample of a
+// malloc that glibc makes while it holds the exit handlers' lock (atexit), which
+// registering takes again.
+const unwind::FrameTable kNoTable;
+
 const unwind::FrameTable& Module::frame_table() const {
-  static const unwind::FrameTable kNoTable;
   if (const unwind::FrameTable* table = table_.load(std::memory_order_acquire)) return *table;
   bool idle = false;
   if (!building_.compare_exchange_strong(idle, true, std::memory_order_acq_rel)) {
