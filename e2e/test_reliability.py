@@ -186,3 +186,13 @@ def test_a_process_that_outlives_the_command_is_named_in_a_warning(nmprof, progr
     assert result.returncode == 0, result.stderr
     assert "outlived the command" in result.stderr, result.stderr
     assert sites(out, "daemon_child!")["daemon_child!daemon_site"] >= 100
+
+
+def test_a_sample_taken_while_glibc_registers_exit_handlers_does_not_hang(nmprof, programs, tmp_path):
+    # The 33rd atexit() allocates under glibc's exit-handler lock; the first sample
+    # of the process used to register a destructor there and wait for that lock.
+    program = programs.c("many_exit_handlers.c")
+    expected = plain(program)
+    out, result = profiled(nmprof, tmp_path, program, timeout=30)
+    assert_same_as_plain(result, expected)
+    assert expected.stdout == "40 handlers ran\n"
