@@ -46,6 +46,8 @@ class Recorder {
   void start(const std::string& path_template, const Settings& settings, uint64_t max_tracked, bool create_file,
              const std::vector<Tag>& tags = {}, const std::vector<std::string>& context_attributes = {});
   bool recording() const { return active_; }
+  // The size the output file stops growing at (0: none; kept across start()).
+  void limit_file_size(uint64_t max_bytes) { file_.limit_size(max_bytes); }
   void record_allocation(ThreadState& t, const CallStack& stack, uint64_t address, uint64_t size, float weight,
                          jfr::schema::AllocatorKey allocator = jfr::schema::kLibc);
   // Heap-live: a free of a block that may be tracked (the filter said so). Not
@@ -101,6 +103,7 @@ class Recorder {
   bool has_unresolved_frames(uint32_t stack);
   void append_prelude();
   void append_statistics(uint64_t now);
+  void append_last(uint64_t now);
   void append_new_modules();  // nmprof.Module events for modules of newly written frames
   void maybe_flush(uint64_t now);
   void append_free(ThreadState& t, uintptr_t address, uint64_t ticks);

@@ -4,6 +4,7 @@
 
 #include "cli/report/live_set.h"
 #include "cli/report/units.h"
+#include "formats/jfr/nmprof_schema.h"
 
 namespace nmprof::report {
 namespace {
@@ -45,6 +46,8 @@ std::vector<profile::Statistic> summed_statistics(const Profile& profile) {
         it->value = std::min(it->value, s.value);
       else if (s.name == "maxInterval")
         it->value = std::max(it->value, s.value);
+      else if (s.name == "stoppedGrowing")  // a reason, not a count: the first process's that has one
+        it->value = it->value ? it->value : s.value;
       else
         it->value += s.value;
     }
@@ -85,6 +88,8 @@ void add_notes(Report& r) {
     r.notes.push_back(counted(static_cast<uint64_t>(untracked), "sample was", "samples were") +
                       " not tracked (the tracking table was full): their frees were missed, so live memory is "
                       "overstated");
+  if (const char* why = jfr::schema::stop_reason_text(static_cast<uint64_t>(statistic(r.statistics, "stoppedGrowing"))))
+    r.notes.push_back(std::string("the recording stopped growing (") + why + "): samples after that are missing");
 }
 
 // Process rows, the common sampling interval, and whether every sample had a weight.
