@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import jfr_events, jfr_tool, nmprof_path, run
+from conftest import JDK17, jfr_events, jfr_tool, nmprof_path, run
+from test_attach import Target
 
 # One thread, 100000 small allocations all sampled (--nativemem 0): about 2 MB of
 # recording without a limit.
@@ -70,6 +71,21 @@ def test_a_recording_within_max_size_is_complete(nmprof, programs, tmp_path):
     assert "stopped growing" not in result.stderr
     assert stopped_growing(out) == 0
     assert len(jfr_events(out, "profiler.Malloc")) >= 100000
+
+
+def test_attach_max_size_stops_the_file_and_the_jvm_goes_on(nmprof, java_programs, tmp_path):
+    target = Target(java_programs, JDK17, tmp_path)
+    try:
+        out = tmp_path / "attach.jfr"
+        result = run(nmprof, "attach", target.pid, "--nativemem", "0", "--max-size", "64k", "--duration", "3",
+                     "-o", out, check=0, timeout=120)
+        assert "the recording stopped growing (it reached --max-size)" in result.stderr, result.stderr
+        assert out.stat().st_size <= 64 * 1024
+        assert stopped_growing(out) == 1
+        stdout, _ = target.finish()
+        assert (stdout.strip(), target.proc.returncode) == ("done true", 0)
+    finally:
+        target.kill()
 
 
 @pytest.mark.parametrize("size", ["1k", "big", "-5"])
