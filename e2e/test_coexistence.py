@@ -1,9 +1,10 @@
 """nmprof next to what production processes also load: other allocators (jemalloc,
 tcmalloc, mimalloc; preloaded and linked), RTLD_DEEPBIND plugins, a second profiler
 patching the same GOT slots before and after nmprof (in a native program and in a
-JVM), a JVM checking JNI calls (-Xcheck:jni), malloc in a signal handler, vfork+exec
-storms and threads that exit while allocating. Each program prints the same output
-with and without nmprof, and nmprof records its allocations."""
+JVM), a JVM checking JNI calls (-Xcheck:jni), allocations of atexit itself, malloc in
+a signal handler, vfork+exec storms and threads that exit while allocating. Each
+program prints the same output with and without nmprof, and nmprof records its
+allocations."""
 
 import os
 import subprocess
@@ -141,6 +142,13 @@ def test_a_jvm_checking_jni_calls(nmprof, java_programs, tmp_path, jdk):
 def test_deepbind_plugins(nmprof, programs, tmp_path):
     command = [programs.c("deepbind_user.c"), programs.shared("plugin.c")]
     assert_same_output_and_recorded(nmprof, tmp_path, command, "plugin_allocate", interval="0")
+
+
+def test_allocations_of_atexit_itself(nmprof, programs, tmp_path):
+    # Sampled while libc holds its exit-function lock: the agent registered nothing
+    # with atexit then (it once did, on the first stack it walked, and hung).
+    command = [programs.c("atexit_storm.c"), 100]
+    assert_same_output_and_recorded(nmprof, tmp_path, command, "main", interval="0")
 
 
 def test_malloc_in_a_signal_handler(nmprof, programs, tmp_path):

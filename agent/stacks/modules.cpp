@@ -70,6 +70,11 @@ int visit(dl_phdr_info* info, size_t size, void* arg) {
   return 0;
 }
 
+// Made when the agent loads, not on first use: a function's static would register
+// its destructor with atexit from inside a hook, which deadlocks when the sampled
+// allocation is atexit's own (libc holds its exit-function lock around it).
+const unwind::FrameTable kNoTable;
+
 }  // namespace
 
 Module* ModuleScan::make(const dl_phdr_info* info) {
@@ -110,7 +115,6 @@ Module* ModuleScan::make(const dl_phdr_info* info) {
 }
 
 const unwind::FrameTable& Module::frame_table() const {
-  static const unwind::FrameTable kNoTable;
   if (const unwind::FrameTable* table = table_.load(std::memory_order_acquire)) return *table;
   bool idle = false;
   if (!building_.compare_exchange_strong(idle, true, std::memory_order_acq_rel)) {
