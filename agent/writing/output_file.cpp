@@ -138,8 +138,9 @@ bool OutputFile::stop_or_fail(const char* what, bool last) {
   if (last) return failed_ = true, false;  // the line saying it stopped was written
   if (errno != EFBIG && errno != ENOSPC && errno != EDQUOT) return fail(what);
   stopped_ = errno == EFBIG && cap_by_ != jfr::schema::kGrowing ? cap_by_ : jfr::schema::kDiskNearlyFull;
-  log_line("%s stopped growing at %llu bytes: %s; recording stopped", path().c_str(),
-           static_cast<unsigned long long>(writer_.ok() ? writer_.file_end() : 0), jfr::schema::stop_reason_text(stopped_));
+  unsigned long long size = writer_.ok() ? writer_.file_end() : 0;
+  log_line("%s stopped growing at %llu bytes: %s; recording stopped", path().c_str(), size,
+           jfr::schema::stop_reason_text(stopped_));
   return false;
 }
 
