@@ -115,6 +115,7 @@ Settings settings_of(const AgentOptions& o, AgentMode mode) {
           {"stackdepth", std::to_string(o.stack_depth)},
           {"live", o.live ? "true" : "false"},
           {"maxtracked", std::to_string(o.max_tracked)},
+          {"maxsize", std::to_string(o.max_size)},
           {"file", o.file},
           {"mode", mode_name},
           {"attributes", joined(o.context_attributes)}};
@@ -235,6 +236,10 @@ bool start_agent(const AgentOptions& options, AgentMode mode) {
   Agent* agent = g_agent;
   agent->options = options;
   if (agent->options.file.empty()) agent->options.file = "nmprof-%p.jfr";
+  // Relative to where the process started: it may chdir() later (daemons go to /).
+  char cwd[4096];
+  if (agent->options.file[0] != '/' && getcwd(cwd, sizeof cwd))
+    agent->options.file = std::string(cwd) + "/" + agent->options.file;
   agent->rate.start(options.rate, options.interval, monotonic_ticks());
   Sampler::set_interval(agent->rate.interval());
   for (int id = 0; id < kHookCount; id++)
@@ -250,6 +255,7 @@ bool start_agent(const AgentOptions& options, AgentMode mode) {
     agent->php.rearm();
   Settings settings = settings_of(agent->options, mode);
   if (const char* version = agent->php.version()) settings.push_back({"runtime", std::string("PHP ") + version});
+  agent->recorder.limit_file_size(options.max_size);
   agent->recorder.start(agent->options.file, settings, options.live ? options.max_tracked : 0,
                         mode == AgentMode::JvmAttach || mode == AgentMode::NativeAttach, options.tags, options.context_attributes);
   agent->recording.store(true, std::memory_order_release);

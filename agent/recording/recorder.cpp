@@ -549,7 +549,17 @@ void Recorder::append_statistics(uint64_t now) {
   r.varint(undeclared_context_attributes());
   r.varint(rate_.min_used());
   r.varint(rate_.max_used());
+  r.varint(static_cast<uint64_t>(file_.stopped_growing()));
   r.append_to(events_);
+}
+
+// The file stopped growing: what did not fit is dropped, and its last statistics
+// say why (in the room the file kept for them).
+void Recorder::append_last(uint64_t now) {
+  out_pools_.clear();
+  events_.clear();
+  append_statistics(now);
+  file_.append(out_pools_, events_, now, true);
 }
 
 void Recorder::write_locked(uint64_t now, bool defer_unresolved) {
@@ -557,7 +567,7 @@ void Recorder::write_locked(uint64_t now, bool defer_unresolved) {
   if (!file_.opened() && samples_ == 0 && !create_file_) return;
   write_pending_pools(defer_unresolved);
   append_statistics(now);
-  file_.append(out_pools_, events_, now);
+  if (!file_.append(out_pools_, events_, now) && file_.stopped_growing() != jfr::schema::kGrowing) append_last(now);
   out_pools_.clear();
   events_.clear();
   last_write_.store(now, std::memory_order_relaxed);

@@ -56,6 +56,8 @@ class Recorder {
   void start(const std::string& path_template, const Settings& settings, uint64_t max_tracked, bool create_file,
              const std::vector<Tag>& tags = {}, const std::vector<std::string>& context_attributes = {});
   bool recording() const { return active_.load(std::memory_order_acquire); }
+  // The size the output file stops growing at (0: none; kept across start()).
+  void limit_file_size(uint64_t max_bytes) { file_.limit_size(max_bytes); }
 
   // The sampled path. In a process with threads, the first sample starts the
   // background writer.
@@ -134,6 +136,7 @@ class Recorder {
   void write_pending_pools(bool defer_unresolved);
   bool has_unresolved_frames(uint32_t stack);
   void append_statistics(uint64_t now);
+  void append_last(uint64_t now);
   void append_new_modules();  // nmprof.Module events for modules of newly written frames
   size_t memory_bytes() const;
   // The background writer thread.

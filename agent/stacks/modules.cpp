@@ -70,6 +70,11 @@ int visit(dl_phdr_info* info, size_t size, void* arg) {
   return 0;
 }
 
+// Made when the agent loads, not on first use: a function's static would register
+// its destructor with atexit from inside a hook, which deadlocks when the sampled
+// allocation is atexit's own (libc holds its exit-function lock around it).
+const unwind::FrameTable kNoTable;
+
 }  // namespace
 
 Module* ModuleScan::make(const dl_phdr_info* info) {
@@ -110,12 +115,6 @@ Module* ModuleScan::make(const dl_phdr_info* info) {
   map->newest_.store(m, std::memory_order_release);
   return m;
 }
-
-// At namespace scope, made when the library is loaded: a function-local static
-// would register its destructor on first use, and that may be in a sample of a
-// malloc that glibc makes while it holds the exit handlers' lock (atexit), which
-// registering takes again.
-const unwind::FrameTable kNoTable;
 
 const unwind::FrameTable& Module::frame_table() const {
   if (const unwind::FrameTable* table = table_.load(std::memory_order_acquire)) return *table;
