@@ -22,7 +22,7 @@ def stress(nmprof, programs, tmp_path, interval):
     report = report_json(nmprof, out)
     process = next(p for p in report["processes"] if p["pid"] == int(printed["pid"]))
     stats = process["statistics"]
-    assert stats["lostSamples"] == 0, stats
+    assert stats["lost_samples"] == 0, stats
     by_site = {site: [0, 0.0, 0.0] for site in SIZES}  # samples, estimated bytes, estimated count
     for stack in report["stacks"]:
         site = stack["frames"][0]["function"]

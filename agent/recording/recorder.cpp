@@ -233,6 +233,7 @@ void Recorder::record_allocation(ThreadState& t, const CallStack& stack, uint64_
   int self = t.id();
   uint32_t generation = generation_.load(std::memory_order_acquire);
   uint32_t id = stacks_.intern(stack, self);
+  if (id) resolve_php_frames_now(id, self);
   SampleStripes::Stripe* s = id ? stripe_for_event(self, generation) : nullptr;
   if (!s) {
     lost_samples_.fetch_add(1, std::memory_order_relaxed);
@@ -259,6 +260,27 @@ void Recorder::record_allocation(ThreadState& t, const CallStack& stack, uint64_
   if (LiveHeap* live = live_.load(std::memory_order_acquire))
     live->insert({address, size, now, weight, id, allocator}, self);
   after_event(bytes, now);
+}
+
+// PHP frames point at the engine's function structures, which a request's end or
+// the engine's shutdown frees: they are named now, by the thread that saw them
+// alive, not later by the writer. Only a stack's first samples get here.
+void Recorder::resolve_php_frames_now(uint32_t id, int self) {
+  const StackTable::Entry& e = stacks_.entry(id);
+  bool unnamed = false;
+  for (size_t i = 0; i < e.depth && !unnamed; i++)
+    unnamed = e.frames[i].type == schema::kPhp && !__atomic_load_n(&e.methods[i], __ATOMIC_ACQUIRE);
+  if (!unnamed || write_lock_.owner() == self) return;
+  write_lock_.lock(self);
+  for (size_t i = 0; i < e.depth; i++)
+    if (e.frames[i].type == schema::kPhp && !e.methods[i]) {
+      int32_t line = -1;
+      uint32_t method = 0;
+      resolver_.resolve(e.frames[i], pools_, method, line);
+      e.lines[i] = line;
+      __atomic_store_n(&e.methods[i], method, __ATOMIC_RELEASE);
+    }
+  write_lock_.unlock();
 }
 
 // spanId, localRootSpanId, then each attribute's value, inline (empty: encoding 1).

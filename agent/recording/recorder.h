@@ -116,6 +116,7 @@ class Recorder {
   uint32_t thread_entry(ThreadState& t, uint32_t generation, SampleStripes::Stripe& stripe);
   void list_stack(uint32_t id, uint32_t generation, SampleStripes::Stripe& stripe);
   void add_context(jfr::ByteBuffer& body, const nmprof_context_block* context);
+  void resolve_php_frames_now(uint32_t id, int self);
   SampleStripes::Stripe* stripe_for_event(int self, uint32_t generation);
   void after_event(size_t stripe_bytes, uint64_t now);
   void append_free(ThreadState& t, uintptr_t address, uint64_t ticks);
