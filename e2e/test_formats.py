@@ -3,8 +3,10 @@ read by `go tool pprof`, collapsed stacks parsed as flamegraph.pl does, and diff
 two recordings. Totals agree with `nmprof report` within rounding."""
 
 import gzip
+import os
 import re
 import shutil
+import stat
 import time
 import subprocess
 
@@ -170,8 +172,25 @@ def test_bad_input_gets_one_clear_line(nmprof, leak_recording, programs, tmp_pat
     not_jfr = tmp_path / "notes.txt"
     not_jfr.write_text("hello\n")
     assert "not a JFR file" in one_line_error(run(nmprof, "report", leak_recording, "--diff", not_jfr))
+    assert "/dev/null (not a regular file)" in one_line_error(run(nmprof, "report", "/dev/null"))
     assert "not pprof" in one_line_error(run(nmprof, "report", leak_recording, "--diff", leak_recording, "-o",
                                              tmp_path / "d.pb.gz"))
+
+
+def test_outputs_that_are_not_plain_files(nmprof, leak_recording, tmp_path):
+    # A device is written in place: /dev/full fails in one line and stays a device.
+    line = one_line_error(run(nmprof, "report", leak_recording, "-o", "/dev/full"))
+    assert "cannot write /dev/full: No space left on device" in line
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+    written = run(nmprof, "report", leak_recording, "--format", "collapsed", "-o", "/dev/stdout", check=0)
+    assert ";site_churn " in written.stdout
+    # A symbolic link stays one; the file it points to gets the output.
+    target = tmp_path / "real.txt"
+    target.write_text("old\n")
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    run(nmprof, "report", leak_recording, "-o", link, check=0)
+    assert link.is_symlink() and target.read_text().startswith("nmprof report:")
 
 
 def test_help_names_the_program_and_its_choices(nmprof):

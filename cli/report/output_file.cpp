@@ -21,8 +21,21 @@ namespace {
 OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (fs::is_directory(path_, ec)) fail(path_, EISDIR);
-  fs::path target(path_);
+  fs::file_status status = fs::status(path_, ec);  // through symbolic links
+  if (fs::is_directory(status)) fail(path_, EISDIR);
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    // A device, pipe or terminal (/dev/stdout): written in place, never replaced.
+    stream_.open(path_, std::ios::binary);
+    if (!stream_) fail(path_, errno ? errno : EIO);
+    return;
+  }
+  // Beside the file a symbolic link points to, so that the link stays.
+  fs::path target = path_;
+  if (fs::exists(status)) {
+    target = fs::canonical(path_, ec);
+    if (ec) fail(path_, ec.value());
+  }
+  target_ = target.string();
   temporary_ = (target.has_parent_path() ? target.parent_path() / ".nmprof-out-XXXXXX" : fs::path(".nmprof-out-XXXXXX"))
                    .string();
   int fd = mkstemp(temporary_.data());
@@ -45,7 +58,8 @@ void OutputFile::commit() {
   stream_.flush();
   if (!stream_) fail(path_, ENOSPC);  // the usual reason a buffered write fails
   stream_.close();
-  if (rename(temporary_.c_str(), path_.c_str()) != 0) fail(path_, errno);
+  if (stream_.fail()) fail(path_, ENOSPC);
+  if (!temporary_.empty() && rename(temporary_.c_str(), target_.c_str()) != 0) fail(path_, errno);
   committed_ = true;
 }
 

@@ -1,6 +1,7 @@
 // A report or converted profile written to a file: into a temporary file beside it
 // (created first, so an unwritable place fails before any work), renamed over the
-// target only when complete, so a failure never leaves a truncated output.
+// target only when complete, so a failure never leaves a truncated output. An
+// existing device or pipe (/dev/stdout) is written in place, never replaced.
 #pragma once
 
 #include <fstream>
@@ -22,7 +23,8 @@ class OutputFile {
 
  private:
   std::string path_;
-  std::string temporary_;
+  std::string target_;     // path_, or the file its symbolic link points to
+  std::string temporary_;  // empty when writing in place
   std::ofstream stream_;
   bool committed_ = false;
 };

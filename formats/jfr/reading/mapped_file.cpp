@@ -15,10 +15,16 @@ MappedFile::MappedFile(const std::string& path) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) fail(errno);
   struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    int error = S_ISDIR(st.st_mode) ? EISDIR : errno;
+  if (fstat(fd, &st) != 0) {
+    int error = errno;
     close(fd);
-    fail(error ? error : EINVAL);
+    fail(error);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    if (S_ISDIR(st.st_mode)) fail(EISDIR);
+    // A device or pipe: no errno says so.
+    throw std::system_error(EINVAL, std::generic_category(), "cannot open " + path + " (not a regular file)");
   }
   size_ = static_cast<size_t>(st.st_size);
   if (size_ > 0) {
