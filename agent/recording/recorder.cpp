@@ -354,22 +354,26 @@ void Recorder::start_writer() {
 
 void* Recorder::writer_main(void* p) {
   auto* self = static_cast<Recorder*>(p);
-  AgentGuard all_of_it_is_ours;
-  int tid = current_tid();
-  uint64_t threads_checked = monotonic_ticks();
-  while (self->writer_state_.load(std::memory_order_acquire) == kWriterThreadRunning &&
-         !self->background_flush_.load(std::memory_order_acquire)) {
-    self->wait_for_work();
-    self->write_lock_.lock(tid);
-    if (self->recording() && !self->background_flush_.load(std::memory_order_relaxed) && getpid() == self->pid())
-      self->write_collected(tid);
-    self->write_lock_.unlock();
-    self->writes_done_.fetch_add(1, std::memory_order_release);
-    wake_all(self->writes_done_);
-    // The host's last thread called pthread_exit(): looked at once a second.
-    if (monotonic_ticks() - threads_checked >= kWriteNanos) {
-      if (only_thread_left()) break;
-      threads_checked = monotonic_ticks();
+  // Scoped: nothing of this thread runs after the store below, which lets the
+  // recorder (and, at exit, the process) go.
+  {
+    AgentGuard all_of_it_is_ours;
+    int tid = current_tid();
+    uint64_t threads_checked = monotonic_ticks();
+    while (self->writer_state_.load(std::memory_order_acquire) == kWriterThreadRunning &&
+           !self->background_flush_.load(std::memory_order_acquire)) {
+      self->wait_for_work();
+      self->write_lock_.lock(tid);
+      if (self->recording() && !self->background_flush_.load(std::memory_order_relaxed) && getpid() == self->pid())
+        self->write_collected(tid);
+      self->write_lock_.unlock();
+      self->writes_done_.fetch_add(1, std::memory_order_release);
+      wake_all(self->writes_done_);
+      // The host's last thread called pthread_exit(): looked at once a second.
+      if (monotonic_ticks() - threads_checked >= kWriteNanos) {
+        if (only_thread_left()) break;
+        threads_checked = monotonic_ticks();
+      }
     }
   }
   self->writer_state_.store(kNoWriterThread, std::memory_order_release);  // the last use of *self
