@@ -11,7 +11,7 @@ import time
 import pytest
 
 from conftest import jfr_events, run, stack_of
-from test_attach import OTHER_USER, ensure_other_user, one_line_error
+from test_attach import OTHER_USER, become, ensure_other_user, one_line_error
 
 
 class Target:
@@ -19,12 +19,7 @@ class Target:
 
     def __init__(self, program, *args, user=None, stdin=None, cwd="/tmp", preexec=None):
         if user:
-            entry = pwd.getpwnam(user)
-
-            def preexec():
-                os.setgroups([])
-                os.setgid(entry.pw_gid)
-                os.setuid(entry.pw_uid)
+            preexec = become(user)
         self.proc = subprocess.Popen([str(program), *map(str, args)], stdin=stdin, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, cwd=cwd, preexec_fn=preexec)
         assert self.proc.stdout.readline().strip() == "ready"

@@ -242,15 +242,20 @@ def concurrently(call, times):
         return list(pool.map(lambda _: call(), range(times)))
 
 
+def start_builtin_server(nmprof, php, out, port, env):
+    """php -S serving SCRIPTS under nmprof run, in its own session."""
+    return subprocess.Popen([str(nmprof), "run", "-o", str(out), "--", php, "-S", f"127.0.0.1:{port}", "-t",
+                             str(SCRIPTS)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+
 def test_builtin_server_workers_record_every_request(nmprof, php, tmp_path):
     """php -S with worker processes (PHP_CLI_SERVER_WORKERS), requests served
     concurrently: each worker forks from the server and records into the same file."""
     port = free_port()
     out = tmp_path / "server.jfr"
     env = dict(os.environ, PHP_CLI_SERVER_WORKERS="3")
-    server = subprocess.Popen([str(nmprof), "run", "-o", str(out), "--", php, "-S", f"127.0.0.1:{port}", "-t",
-                               str(SCRIPTS)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              start_new_session=True)
+    server = start_builtin_server(nmprof, php, out, port, env)
     try:
         wait_for_port(port, server)
         url = f"http://127.0.0.1:{port}/{REQUEST.name}"
@@ -278,9 +283,7 @@ def test_builtin_server_with_a_neighbour_that_set_handlers_first(nmprof, php, pr
     port = free_port()
     out = tmp_path / "server.jfr"
     env = dict(os.environ, LD_PRELOAD=str(programs.shared("zend_neighbour.c")))
-    server = subprocess.Popen([str(nmprof), "run", "-o", str(out), "--", php, "-S", f"127.0.0.1:{port}", "-t",
-                               str(SCRIPTS)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              start_new_session=True)
+    server = start_builtin_server(nmprof, php, out, port, env)
     try:
         wait_for_port(port, server)
         url = f"http://127.0.0.1:{port}/{REQUEST.name}"
