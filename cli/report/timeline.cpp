@@ -1,6 +1,7 @@
 #include "cli/report/timeline.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 
@@ -11,10 +12,14 @@ std::optional<Timeline> timeline(const profile::Profile& profile, std::span<cons
   if (end_nanos <= start_nanos || bins == 0 || allocations.empty()) return std::nullopt;
   Timeline t;
   t.start_nanos = start_nanos;
-  t.bin_nanos = std::max<int64_t>((end_nanos - start_nanos + static_cast<int64_t>(bins) - 1) / static_cast<int64_t>(bins), 1);
+  // Unsigned: a file's times may span the whole int64 range.
+  uint64_t span = static_cast<uint64_t>(end_nanos) - static_cast<uint64_t>(start_nanos);
+  t.bin_nanos = static_cast<int64_t>(std::max<uint64_t>(span / bins + (span % bins != 0), 1));
   t.allocated_bytes.assign(bins, 0);
   auto bin_of = [&](int64_t time) {
-    return std::min(static_cast<size_t>(std::max<int64_t>(time - start_nanos, 0) / t.bin_nanos), bins - 1);
+    if (time <= start_nanos) return size_t{0};
+    uint64_t since_start = static_cast<uint64_t>(time) - static_cast<uint64_t>(start_nanos);
+    return static_cast<size_t>(std::min<uint64_t>(since_start / static_cast<uint64_t>(t.bin_nanos), bins - 1));
   };
   std::vector<std::pair<int64_t, double>> changes;  // time, change of live bytes
   for (uint32_t i : allocations) {
@@ -34,7 +39,7 @@ std::optional<Timeline> timeline(const profile::Profile& profile, std::span<cons
     now += change;
     if (now > t.peak_live_bytes) {
       t.peak_live_bytes = now;
-      t.peak_live_nanos = std::max<int64_t>(time - start_nanos, 0);
+      t.peak_live_nanos = time > start_nanos ? static_cast<int64_t>(static_cast<uint64_t>(time) - static_cast<uint64_t>(start_nanos)) : 0;
     }
   }
   for (; next_bin < bins; next_bin++) t.live_bytes[next_bin] = now;
@@ -47,13 +52,16 @@ std::string sparkline(std::span<const double> values, size_t columns) {
   std::vector<double> means(columns, 0);  // each column the mean of its share of the values
   for (size_t c = 0; c < columns; c++) {
     size_t begin = c * values.size() / columns, end = (c + 1) * values.size() / columns;
-    for (size_t i = begin; i < end; i++) means[c] += values[i] / static_cast<double>(end - begin);
+    for (size_t i = begin; i < end; i++) {
+      if (std::isfinite(values[i])) means[c] += values[i] / static_cast<double>(end - begin);  // a damaged file's weights can overflow
+    }
   }
   double top = 0;
   for (double v : means) top = std::max(top, v);
   std::string line;
   for (double v : means) {
-    int level = top > 0 ? static_cast<int>(std::max(v, 0.0) / top * 7 + 0.5) : 0;
+    double share = top > 0 && std::isfinite(top) ? std::max(v, 0.0) / top : 0;
+    int level = std::isfinite(share) ? static_cast<int>(share * 7 + 0.5) : 0;
     line += kBars[std::clamp(level, 0, 7)];
   }
   return line;

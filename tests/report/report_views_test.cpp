@@ -1,6 +1,9 @@
 // The report's views built from a hand-made profile: timeline, peek, filters (issue 17).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "cli/report/aggregation.h"
 #include "cli/report/live_set.h"
 #include "cli/report/peek.h"
@@ -36,6 +39,30 @@ TEST(Timeline, PeakLiveIsWhenTheMostWasHeldNotTheEnd) {
   EXPECT_EQ(t->allocated_bytes[2], 3000);
   EXPECT_EQ(sparkline(t->live_bytes, 5).size(), 5 * 3u);  // UTF-8: 3 bytes a bar
   EXPECT_FALSE(timeline(m.profile, all, &live, 5, 5, 10));
+}
+
+TEST(Timeline, DamagedFilesOverflowingValuesAndTimesStillDrawALine) {
+  // Found by the report fuzzer: weights that overflow to infinity made a NaN bar level.
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> values = {inf, 1, std::nan(""), -inf, 2, inf};
+  EXPECT_EQ(sparkline(values, 6).size(), 6 * 3u);
+  EXPECT_EQ(sparkline(values, 2).size(), 2 * 3u);
+  std::vector<double> huge = {std::numeric_limits<double>::max(), std::numeric_limits<double>::max()};
+  EXPECT_EQ(sparkline(huge, 1), "\u2588");
+
+  ProfileMaker m;
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min(), kMax = std::numeric_limits<int64_t>::max();
+  uint32_t p = m.process(1, kMin, kMax);
+  uint32_t s = m.stack({"fill", "main"});
+  m.alloc(p, s, kMin, 0x10, 1000);
+  m.alloc(p, s, kMax, 0x20, 3000);
+  LiveSet live = live_allocations(m.profile);
+  std::vector<uint32_t> all = {0, 1};
+  auto t = timeline(m.profile, all, &live, kMin, kMax, 10);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->allocated_bytes.front(), 1000);
+  EXPECT_EQ(t->allocated_bytes.back(), 3000);
+  EXPECT_EQ(t->peak_live_bytes, 4000);
 }
 
 TEST(Peek, CallersAndCalleesOfOneFunctionWithTheirBytes) {
