@@ -22,7 +22,6 @@
 #include "agent/stacks/native_frames.h"
 #include "agent/php/php_frames.h"
 #include "agent/php/php_runtime.h"
-#include "agent/php/zend_heap_hooks.h"
 #include "agent/sampling/rate_limit.h"
 #include "agent/recording/recorder.h"
 #include "agent/sampling/sampler.h"
@@ -85,6 +84,7 @@ void after_fork_in_parent() {
   g_agent->recorder.after_fork_in_parent();
 }
 void after_fork_in_child() {
+  int parent_tid = t_state.tid_;
   agent_memory::after_fork();
   AgentGuard guard;
   CancellationOff no_cancel;
@@ -94,6 +94,12 @@ void after_fork_in_child() {
   g_agent->modules.after_fork_in_child();
   reset_context_lock_after_fork();
   g_agent->recorder.after_fork_in_child();
+  g_agent->php.after_fork_in_child(parent_tid, t_state.id());
+  // Siblings forked from one parent (a server's workers) would otherwise draw the
+  // same samples from the parent's random state. The countdown is restored from
+  // saved_countdown when the guard ends.
+  Sampler::seed(t_state, static_cast<uint64_t>(getpid()));
+  t_state.saved_countdown = Sampler::next_gap(t_state);
 }
 
 std::string joined(const std::vector<std::string>& names) {
@@ -109,6 +115,7 @@ Settings settings_of(const AgentOptions& o, AgentMode mode) {
           {"stackdepth", std::to_string(o.stack_depth)},
           {"live", o.live ? "true" : "false"},
           {"maxtracked", std::to_string(o.max_tracked)},
+          {"maxsize", std::to_string(o.max_size)},
           {"file", o.file},
           {"mode", mode_name},
           {"attributes", joined(o.context_attributes)}};
@@ -202,6 +209,17 @@ void on_runtime_checkpoint() {
   g_agent->php.checkpoint();
 }
 
+void on_runtime_request_end(jfr::schema::AllocatorKey allocator, bool heap_reset) {
+  if (!g_agent) return;
+  AgentGuard guard;
+  CancellationOff no_cancel;
+  if (heap_reset) g_agent->recorder.forget_blocks_of(t_state, allocator);
+  // A server's request ended: what it recorded is written now. Its worker may be
+  // killed before the next write (php-fpm stops its workers with SIGTERM, after
+  // giving SIGTERM back its default action).
+  g_agent->recorder.flush_if_pending();
+}
+
 void on_process_image_ending() {
   if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed)) return;
   // After vfork() the child shares our memory until it execs: leave it alone.
@@ -218,6 +236,10 @@ bool start_agent(const AgentOptions& options, AgentMode mode) {
   Agent* agent = g_agent;
   agent->options = options;
   if (agent->options.file.empty()) agent->options.file = "nmprof-%p.jfr";
+  // Relative to where the process started: it may chdir() later (daemons go to /).
+  char cwd[4096];
+  if (agent->options.file[0] != '/' && getcwd(cwd, sizeof cwd))
+    agent->options.file = std::string(cwd) + "/" + agent->options.file;
   agent->rate.start(options.rate, options.interval, monotonic_ticks());
   Sampler::set_interval(agent->rate.interval());
   for (int id = 0; id < kHookCount; id++)
@@ -233,6 +255,7 @@ bool start_agent(const AgentOptions& options, AgentMode mode) {
     agent->php.rearm();
   Settings settings = settings_of(agent->options, mode);
   if (const char* version = agent->php.version()) settings.push_back({"runtime", std::string("PHP ") + version});
+  agent->recorder.limit_file_size(options.max_size);
   agent->recorder.start(agent->options.file, settings, options.live ? options.max_tracked : 0,
                         mode == AgentMode::JvmAttach || mode == AgentMode::NativeAttach, options.tags, options.context_attributes);
   agent->recording.store(true, std::memory_order_release);
@@ -246,8 +269,9 @@ void stop_agent() {
   finish_agent();
   AgentGuard guard;
   // Restored slots cost nothing; a thread still inside a hook finishes normally.
-  if (g_agent) g_agent->patcher.restore_all();
-  php::remove_zend_heap_hooks();
+  if (!g_agent) return;
+  g_agent->patcher.restore_all();
+  g_agent->php.stop();
 }
 
 Recorder* agent_recorder() { return g_agent ? &g_agent->recorder : nullptr; }

@@ -22,8 +22,8 @@ std::optional<unsigned> parse_unsigned(std::string_view text) {
   return v;
 }
 
-constexpr std::string_view kOptionKeys[] = {"nativemem",  "interval", "rate",  "file", "stackdepth", "live",
-                                            "maxtracked", "reply",    "token", "tag",  "attributes"};
+constexpr std::string_view kOptionKeys[] = {"nativemem", "interval", "rate",  "file", "stackdepth", "live",
+                                            "maxtracked", "maxsize", "reply", "token", "tag", "attributes"};
 
 // profiler.Malloc's own fields: an attribute cannot take their names.
 constexpr std::string_view kMallocFields[] = {"startTime", "eventThread", "stackTrace",     "address",
@@ -159,6 +159,12 @@ std::optional<std::string> parse_agent_options(std::string_view text, AgentOptio
       if (ec != std::errc() || end != value.data() + value.size() || n == 0)
         return "bad maxtracked '" + std::string(value) + "' (a count of blocks, e.g. 262144)";
       options.max_tracked = n;
+    } else if (key == "maxsize") {
+      auto size = parse_size(value);
+      if (!size || (*size != 0 && *size < kMinMaxSize))
+        return "bad maxsize '" + std::string(value) + "' (at least " + format_size(kMinMaxSize) +
+               ", e.g. 100m; 0 for no limit)";
+      options.max_size = *size;
     } else if (key == "reply") {
       options.reply = std::string(value);
     } else if (key == "tag") {
@@ -171,7 +177,7 @@ std::optional<std::string> parse_agent_options(std::string_view text, AgentOptio
       options.token = std::string(value);
     } else {
       return "unknown option '" + std::string(key) +
-             "' (known: nativemem, rate, file, stackdepth, live, maxtracked, tag, attributes)";
+             "' (known: nativemem, rate, file, stackdepth, live, maxtracked, maxsize, tag, attributes)";
     }
   }
   return std::nullopt;
@@ -192,6 +198,7 @@ std::string format_agent_options(const AgentOptions& options) {
   if (options.stack_depth != kDefaultStackDepth) s += ",stackdepth=" + std::to_string(options.stack_depth);
   if (!options.live) s += ",live=false";
   if (options.max_tracked != kDefaultMaxTracked) s += ",maxtracked=" + std::to_string(options.max_tracked);
+  if (options.max_size) s += ",maxsize=" + format_size(options.max_size);
   if (!options.reply.empty()) s += ",reply=" + escape_option_value(options.reply);
   if (!options.token.empty()) s += ",token=" + escape_option_value(options.token);
   for (const auto& [key, value] : options.tags) s += ",tag=" + escape_option_value(key + "=" + value);

@@ -23,6 +23,7 @@ constexpr uint64_t kDefaultMaxTracked = 262144;
 constexpr uint64_t kMaxRate = 1000000;  // samples per second that --rate may ask for
 constexpr size_t kMaxContextAttributes = 8;  // as many as nmprof.h's context block holds
 constexpr size_t kMaxAttributeNameLength = 63;
+constexpr uint64_t kMinMaxSize = 64 * 1024;  // a smaller file could not hold the recording's metadata
 
 using Tag = std::pair<std::string, std::string>;
 
@@ -33,6 +34,7 @@ struct AgentOptions {
   unsigned stack_depth = kDefaultStackDepth;
   bool live = true;                        // track frees of sampled blocks (heap-live)
   uint64_t max_tracked = kDefaultMaxTracked;  // sampled blocks tracked at once
+  uint64_t max_size = 0;  // bytes the output file stops growing at; 0: no limit but the disk's
   std::string reply;  // attach: where the agent writes its answer (attach_request.h)
   // Static tags of the whole recording (service, env, ...): one tag=KEY=VALUE option each.
   std::vector<Tag> tags;

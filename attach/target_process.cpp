@@ -68,10 +68,13 @@ Result<std::string> read_proc_file(const TargetProcess& target, const char* name
   if (text) return std::move(*text);
   if (errno == ENOENT || errno == ESRCH) return no_such_process(target.pid);
   if (errno == EACCES || errno == EPERM) {
+    // Root is refused too without CAP_SYS_PTRACE (a container) or by a security module.
+    std::string fix = geteuid() == 0 ? "even root is refused: give nmprof CAP_SYS_PTRACE (in a container: "
+                                       "--cap-add SYS_PTRACE) or relax that restriction"
+                                     : "run nmprof as root or relax that restriction";
     return Error{"permission denied reading " + path +
                  ": ptrace access to the process is restricted (it is not dumpable, /proc is mounted "
-                 "with hidepid=, or a security module such as Yama, SELinux or AppArmor denies it); "
-                 "run nmprof as root or relax that restriction"};
+                 "with hidepid=, or a security module such as Yama, SELinux or AppArmor denies it); " + fix};
   }
   return Error{"cannot read " + path + ": " + std::strerror(errno)};
 }

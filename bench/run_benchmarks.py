@@ -29,10 +29,12 @@ def agent_env(agent, options):
     return env
 
 
-def callgrind_instructions(cmd, env=None):
+def callgrind_instructions(cmd, env=None, within=None):
+    """Instructions the command runs (only inside the function `within`, if given)."""
     with tempfile.TemporaryDirectory() as d:
         out = Path(d) / "cg.out"
-        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd], env=env,
+        toggle = [f"--toggle-collect={within}"] if within else []
+        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *toggle, *cmd], env=env,
                        capture_output=True, check=True)
         for line in out.read_text().splitlines():
             if line.startswith("summary:") or line.startswith("totals:"):
@@ -133,11 +135,24 @@ def php_benchmark(build, rounds, requests):
     print(f"PHP churn, {requests} requests, CPU seconds of the loop: plain {statistics.median(plain_times):.3f} s")
     for name, r in ratios.items():
         print(f"  nativemem={name:16s} ratio {statistics.median(r):.3f}  (min {min(r):.3f}, max {max(r):.3f})")
+    # The same loop counted in instructions (the executor's, so startup is left out):
+    # deterministic, where CPU time on a shared machine is not.
+    agent = build / "lib" / "nmprof" / "libnmprof.so"
+    counted = lambda env=None: callgrind_instructions([*script, "300"], env, within="execute_ex")
+    plain = counted()
+    for name, options in {"512k": "nativemem=512k", "512k, live off": "nativemem=512k,live=false",
+                          "never sampled": "nativemem=1t"}.items():
+        ratio = counted(agent_env(agent, f"{options},file={out}")) / plain
+        print(f"  instructions of 300 requests, nativemem={name:16s} ratio {ratio:.3f}")
+    # Startup: PHP dlopens its extensions one by one, and the agent looks at every
+    # loaded module's relocations after each dlopen.
+    never = agent_env(agent, f"nativemem=1t,file={out}")
+    startup = [callgrind_instructions([PHP, "-r", ""], env) for env in (None, never)]
+    print(f"  instructions of php -r '' (startup and shutdown): plain {startup[0] / 1e6:.1f}M, "
+          f"through nmprof {startup[1] / 1e6:.1f}M")
     # Each turn of this loop makes one string and frees the previous one: the added
     # instructions per turn are those of an emalloc+efree pair through the agent's
     # handlers when nothing is sampled (1 TiB interval), live tracking on.
-    agent = build / "lib" / "nmprof" / "libnmprof.so"
-    never = agent_env(agent, f"nativemem=1t,file={out}")
     loop = lambda k: [PHP, "-n", "-r", f"for ($i = 0; $i < {k}; $i++) {{ $s = str_repeat('a', 100); }}"]
     n = 100_000
     plain = [callgrind_instructions(loop(k)) for k in (n, 2 * n)]

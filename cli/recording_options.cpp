@@ -22,6 +22,10 @@ void add_recording_options(CLI::App* command, RecordingOptions& options) {
   command->add_option("--maxtracked", options.max_tracked, "Sampled blocks tracked at once (default 262144)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32).description(""))
       ->type_name("N");
+  command->add_option("--max-size", options.max_size,
+                      "The recording stops growing at this size (k/m/g suffixes, at least 64k; 0: only the "
+                      "disk's free space limits it)")
+      ->type_name("SIZE");
   command->add_option("--tag", options.tags, "KEY=VALUE describing the whole recording (repeatable)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
@@ -40,6 +44,13 @@ bool to_agent_options(const RecordingOptions& options, AgentOptions* agent, std:
   if (options.stack_depth) agent->stack_depth = options.stack_depth;
   agent->live = !options.no_live;
   if (options.max_tracked) agent->max_tracked = options.max_tracked;
+  auto max_size = parse_size(options.max_size);
+  if (!max_size || (*max_size != 0 && *max_size < kMinMaxSize)) {
+    *error = "bad --max-size '" + options.max_size + "' (at least " + format_size(kMinMaxSize) +
+             ", e.g. 100m; 0 for no limit)";
+    return false;
+  }
+  agent->max_size = *max_size;
   for (const std::string& text : options.tags) {
     Tag tag;
     if (auto bad = parse_tag(text, &tag)) {

@@ -1,6 +1,6 @@
 // The options that shape a recording, the same for `run` and `attach` (start and one
-// shot): sampling interval, stack depth, live tracking and its cap, static tags and
-// the names of the context attributes. They become the
+// shot): sampling interval, stack depth, live tracking and its cap, the file's size
+// limit, static tags and the names of the context attributes. They become the
 // agent's AgentOptions, so both commands name, check and pass them alike.
 #pragma once
 
@@ -20,6 +20,7 @@ struct RecordingOptions {
   unsigned stack_depth = 0;  // 0: the agent's default
   bool no_live = false;
   uint64_t max_tracked = 0;  // 0: the agent's default
+  std::string max_size = "0";  // the file stops growing at it (k/m/g); 0: no limit
   std::vector<std::string> tags;   // KEY=VALUE each
   std::optional<std::string> context_attributes;  // NAME,NAME
 };

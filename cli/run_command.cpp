@@ -89,9 +89,11 @@ int run_command(const RunOptions& options) {
 
   // Under sudo the output's directory is the user's, who could swap the staging
   // directory for a link while root's processes write into it: stage in /tmp then.
-  fs::path output_dir = invoked_through_sudo()                     ? fs::path("/tmp")
-                        : fs::path(options.output).has_parent_path() ? fs::path(options.output).parent_path()
-                                                                     : ".";
+  // Absolute: the program may work in another directory (sh -c 'cd /x && exec ...').
+  fs::path output_parent = fs::path(options.output).parent_path();
+  fs::path output_dir = invoked_through_sudo()  ? fs::path("/tmp")
+                        : output_parent.empty() ? fs::current_path()
+                                                : fs::absolute(output_parent);
   std::string staging = (output_dir / ".nmprof-XXXXXX").string();
   if (!mkdtemp(staging.data())) return fail(kExitFailure, "cannot create a directory in " + output_dir.string());
   agent.file = staging + "/%p.jfr";

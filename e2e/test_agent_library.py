@@ -9,7 +9,9 @@ ALLOWED_NEEDED = {"libc.so.6", "libm.so.6", "ld-linux-x86-64.so.2"}
 ALLOWED_EXPORTS = {"Agent_OnLoad", "Agent_OnAttach", "Agent_OnUnload",
                    # nmprof.h's entry point and the natives of io.nmprof.Context (nmprof-api.jar)
                    "nmprof_thread_context", "Java_io_nmprof_Context_abi0", "Java_io_nmprof_Context_block0",
-                   "Java_io_nmprof_Context_attributeIndex0"}
+                   "Java_io_nmprof_Context_attributeIndex0",
+                   # what nmprof attach calls through ptrace once the agent is loaded
+                   "nmprof_attach_request"}
 
 
 def agent():

@@ -15,6 +15,19 @@ JDKS = pytest.mark.parametrize("jdk", [JDK17, JDK25], ids=["jdk17", "jdk25"])
 OTHER_USER = "nmprof-test"
 
 
+def become(user):
+    """A preexec_fn that runs the child as `user` (None: as we are)."""
+    if not user:
+        return None
+    entry = pwd.getpwnam(user)
+
+    def preexec():
+        os.setgroups([])
+        os.setgid(entry.pw_gid)
+        os.setuid(entry.pw_uid)
+    return preexec
+
+
 class Target:
     """A JVM running AttachTarget, stopped (if still running) at the end."""
 
@@ -23,15 +36,8 @@ class Target:
         self.load_file = tmp_path / "load" if load else None
         args = [seconds, self.stop_file] + ([self.load_file] if load else [])
         command = java_programs.command(jdk, *args, main="AttachTarget", jvm_options=jvm_options)
-        preexec = None
-        if user:
-            entry = pwd.getpwnam(user)
-            def preexec():
-                os.setgroups([])
-                os.setgid(entry.pw_gid)
-                os.setuid(entry.pw_uid)
         self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     cwd="/tmp", preexec_fn=preexec)
+                                     cwd="/tmp", preexec_fn=become(user))
         assert self.proc.stdout.readline().strip() == "ready"
         self.pid = self.proc.pid
 

@@ -1,8 +1,10 @@
 """nmprof next to what production processes also load: other allocators (jemalloc,
-tcmalloc; preloaded and linked), RTLD_DEEPBIND plugins, a second profiler patching the
-same GOT slots before and after nmprof, malloc in a signal handler, vfork+exec storms
-and threads that exit while allocating. Each program prints the same output with and
-without nmprof, and nmprof records its allocations."""
+tcmalloc, mimalloc; preloaded and linked), RTLD_DEEPBIND plugins, a second profiler
+patching the same GOT slots before and after nmprof (in a native program and in a
+JVM), a JVM checking JNI calls (-Xcheck:jni), allocations of atexit itself, malloc in
+a signal handler, vfork+exec storms and threads that exit while allocating. Each
+program prints the same output with and without nmprof, and nmprof records its
+allocations."""
 
 import os
 import subprocess
@@ -10,17 +12,20 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PROGRAMS, report_json, run
+from conftest import JDK17, JDK25, PROGRAMS, jfr_events, nmprof_path, report_json, run
 
 LIBRARY_DIR = Path("/usr/lib/x86_64-linux-gnu")
 JEMALLOC = LIBRARY_DIR / "libjemalloc.so.2"
 TCMALLOC = LIBRARY_DIR / "libtcmalloc_minimal.so.4"
+MIMALLOC = LIBRARY_DIR / "libmimalloc.so.2"
+ALLOCATORS = pytest.mark.parametrize("library", [JEMALLOC, TCMALLOC, MIMALLOC], ids=["jemalloc", "tcmalloc", "mimalloc"])
+JDKS = pytest.mark.parametrize("jdk", [JDK17, JDK25], ids=["jdk17", "jdk25"])
 TIMEOUT = 120
 
 
 def allocator(path):
     if not path.exists():
-        pytest.fail(f"{path} is missing (.ci/packages: libjemalloc2, libtcmalloc-minimal4)")
+        pytest.fail(f"{path} is missing (.ci/packages: libjemalloc2, libtcmalloc-minimal4, libmimalloc2.0)")
     return path
 
 
@@ -62,13 +67,13 @@ def assert_same_output_and_recorded(nmprof, tmp_path, command, function, env=Non
     return result
 
 
-@pytest.mark.parametrize("library", [JEMALLOC, TCMALLOC], ids=["jemalloc", "tcmalloc"])
+@ALLOCATORS
 def test_preloaded_allocator(nmprof, programs, tmp_path, library):
     env = with_env(LD_PRELOAD=allocator(library))
     assert_same_output_and_recorded(nmprof, tmp_path, [programs.c("churn.c"), 4, 20000], "work", env)
 
 
-@pytest.mark.parametrize("library", [JEMALLOC, TCMALLOC], ids=["jemalloc", "tcmalloc"])
+@ALLOCATORS
 def test_linked_allocator(nmprof, tmp_path, library):
     churn = tmp_path / "churn-linked"
     subprocess.run(["gcc", "-O2", "-g", "-o", str(churn), str(PROGRAMS / "churn.c"), "-pthread",
@@ -97,9 +102,53 @@ def test_second_profiler_patching_the_same_slots_loaded_after(nmprof, programs, 
     assert got_tracer_calls(result.stderr) >= 80000
 
 
+def java_unsafe_allocations(java_programs, jdk, jvm_options=(), env=None):
+    """Unsafe.allocateMemory: malloc called by libjvm, through its GOT slots."""
+    command = java_programs.command(jdk, "unsafe", 20000, 4000, jvm_options=jvm_options)
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+
+
+@JDKS
+@pytest.mark.parametrize("order", ["before", "after"])
+def test_second_profiler_patching_the_same_slots_in_a_jvm(java_programs, programs, tmp_path, jdk, order):
+    tracer = f"-agentpath:{programs.shared('got_tracer.c')}"
+    out = tmp_path / "jvm.jfr"
+    agent = f"-agentpath:{nmprof_path().parent.parent / 'lib' / 'nmprof' / 'libnmprof.so'}=nativemem=64k,file={out}"
+    expected = java_unsafe_allocations(java_programs, jdk)
+    result = java_unsafe_allocations(java_programs, jdk, [tracer, agent] if order == "before" else [agent, tracer])
+    assert (result.returncode, result.stdout) == (expected.returncode, expected.stdout), result.stderr
+    assert got_tracer_calls(result.stderr) >= 20000
+    unsafe = [e for e in jfr_events(out, "profiler.Malloc", jdk)
+              if any(f["method"]["name"] == "allocateMemory0" for f in e["values"]["stackTrace"]["frames"])]
+    assert len(unsafe) > 500, len(unsafe)
+
+
+def jni_warnings(stderr):
+    return sorted(line for line in stderr.splitlines() if "WARNING" in line or "FATAL" in line)
+
+
+@JDKS
+def test_a_jvm_checking_jni_calls(nmprof, java_programs, tmp_path, jdk):
+    # -Xcheck:jni reports any JNI misuse, nmprof's included; none is added.
+    command = java_programs.command(jdk, "jni", 20000, 3000, jvm_options=["-Xcheck:jni"])
+    expected = plain(command)
+    result, out = profiled(nmprof, tmp_path, command)
+    assert (result.returncode, result.stdout) == (0, expected.stdout), result.stderr
+    assert jni_warnings(result.stderr) == jni_warnings(expected.stderr), result.stderr
+    functions, samples = sampled_functions(nmprof, out)
+    assert "jni_site" in functions and "Java_NativeMemoryApp_jniAllocate" in functions, sorted(functions)
+
+
 def test_deepbind_plugins(nmprof, programs, tmp_path):
     command = [programs.c("deepbind_user.c"), programs.shared("plugin.c")]
     assert_same_output_and_recorded(nmprof, tmp_path, command, "plugin_allocate", interval="0")
+
+
+def test_allocations_of_atexit_itself(nmprof, programs, tmp_path):
+    # Sampled while libc holds its exit-function lock: the agent registered nothing
+    # with atexit then (it once did, on the first stack it walked, and hung).
+    command = [programs.c("atexit_storm.c"), 100]
+    assert_same_output_and_recorded(nmprof, tmp_path, command, "main", interval="0")
 
 
 def test_malloc_in_a_signal_handler(nmprof, programs, tmp_path):

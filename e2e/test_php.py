@@ -10,10 +10,12 @@ import socket
 import subprocess
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
+import fastcgi
 from conftest import JDK17, JDK25, jfr_events, jfr_tool, report_json, run
 
 SCRIPTS = Path(__file__).parent / "php"
@@ -188,34 +190,185 @@ def test_jfr_tools_read_php_recordings(nmprof, php, tmp_path, jdk):
                f["method"]["type"]["name"] == str(ALLOCATE) for f in frames)
 
 
-def test_builtin_server_keeps_its_heap_and_is_profiled_natively(nmprof, php, tmp_path):
-    """php -S serves many requests: an engine with custom heap handlers would not reset
-    its heap between them, so the agent leaves ZendMM alone there and says so."""
+REQUEST = SCRIPTS / "request.php"
+REQUEST_BLOCK = (24 + 100000 + 1 + 7) & ~7  # the strings request_strings() keeps
+
+
+def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+        return s.getsockname()[1]
+
+
+def wait_for_port(port, server):
+    for _ in range(200):
+        assert server.poll() is None, server.communicate()
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    pytest.fail(f"nothing listens on port {port}")
+
+
+def check_requests_recorded(nmprof, out, answers):
+    """Every process that answered is in the recording, request_strings()'s bytes are
+    estimated within bounds over all requests, and none of them is live at the end:
+    each request's heap was reset after it."""
+    pids = {int(a.split()[0]) for a in answers}
+    assert {a.split()[1] for a in answers} == {"50"}, answers
+    report = report_json(nmprof, out, "--top", "1000")
+    assert pids <= {p["pid"] for p in report["processes"]}, (pids, report["processes"])
+    assert sum(p["statistics"]["lost_samples"] for p in report["processes"]) == 0
+    count = 50 * len(answers)
+    estimate, stacks = by_php_function(report, ["request_strings"])["request_strings"]
+    # The array that holds the strings grows in request_strings() too: 2 KiB a request.
+    bound = 5 * sigma(REQUEST_BLOCK, count, 256 * 1024) + 2048 * len(answers)
+    assert abs(estimate - REQUEST_BLOCK * count) <= bound, (estimate, REQUEST_BLOCK * count, bound)
+    assert {p for s in stacks for p in [s["frames"][-1]["function"]]} == {"{main}"}
+    live = report_json(nmprof, out, "--live", "--top", "1000")
+    assert "request_strings" not in by_php_function(live, ["request_strings"])
+    # What is live is the engine's startup (libc): 5 MiB, not the requests' 5 MiB each.
+    assert live["live"]["estimated_bytes"] < 20 * 2**20, live["live"]
+    return report
+
+
+def children(pid):
+    return [int(c) for t in Path(f"/proc/{pid}/task").iterdir() for c in (t / "children").read_text().split()]
+
+
+def concurrently(call, times):
+    with ThreadPoolExecutor(6) as pool:
+        return list(pool.map(lambda _: call(), range(times)))
+
+
+def start_builtin_server(nmprof, php, out, port, env):
+    """php -S serving SCRIPTS under nmprof run, in its own session."""
+    return subprocess.Popen([str(nmprof), "run", "-o", str(out), "--", php, "-S", f"127.0.0.1:{port}", "-t",
+                             str(SCRIPTS)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+
+def test_builtin_server_workers_record_every_request(nmprof, php, tmp_path):
+    """php -S with worker processes (PHP_CLI_SERVER_WORKERS), requests served
+    concurrently: each worker forks from the server and records into the same file."""
+    port = free_port()
     out = tmp_path / "server.jfr"
-    server = subprocess.Popen([str(nmprof), "run", "-o", str(out), "--", php, "-S", f"127.0.0.1:{port}", "-t",
-                               str(SCRIPTS)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              start_new_session=True)
+    env = dict(os.environ, PHP_CLI_SERVER_WORKERS="3")
+    server = start_builtin_server(nmprof, php, out, port, env)
     try:
-        for _ in range(100):
-            try:
-                body = urllib.request.urlopen(f"http://127.0.0.1:{port}/include_main.php", timeout=5).read()
-                break
-            except OSError:
-                time.sleep(0.1)
-        assert body == b"200\n"
+        wait_for_port(port, server)
+        url = f"http://127.0.0.1:{port}/{REQUEST.name}"
+        answers = concurrently(lambda: urllib.request.urlopen(url, timeout=30).read().decode(), 60)
+        # The server leaves its workers running when it gets SIGTERM (without nmprof too):
+        # they are stopped first, each writing its recording as it ends.
+        for worker in children(children(server.pid)[0]):
+            os.kill(worker, signal.SIGTERM)
+            while Path(f"/proc/{worker}").exists() and "zombie" not in Path(f"/proc/{worker}/status").read_text():
+                time.sleep(0.05)
         server.send_signal(signal.SIGTERM)
         _, stderr = server.communicate(timeout=60)
     finally:
         if server.poll() is None:
             os.killpg(server.pid, signal.SIGKILL)
             server.communicate()
-    assert "PHP SAPI cli-server: ZendMM allocations are sampled in the CLI only" in stderr, stderr
-    report = report_json(nmprof, out)
-    assert report["allocated"]["samples"] > 0
-    assert report["allocators"]["ZendMM"]["samples"] == 0
+    assert "nmprof: profile written" in stderr, stderr
+    report = check_requests_recorded(nmprof, out, answers)
+    assert len(report["processes"]) >= 2  # the server and its workers
+
+
+def test_builtin_server_with_a_neighbour_that_set_handlers_first(nmprof, php, programs, tmp_path):
+    """A neighbour's handlers, set before nmprof's: each request chains to them, and
+    they are given back at its end."""
+    port = free_port()
+    out = tmp_path / "server.jfr"
+    env = dict(os.environ, LD_PRELOAD=str(programs.shared("zend_neighbour.c")))
+    server = start_builtin_server(nmprof, php, out, port, env)
+    try:
+        wait_for_port(port, server)
+        url = f"http://127.0.0.1:{port}/{REQUEST.name}"
+        answers = [urllib.request.urlopen(url, timeout=30).read().decode() for _ in range(20)]
+        server.send_signal(signal.SIGTERM)
+        server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.communicate()
+    assert {a.split()[1] for a in answers} == {"50"}
+    report = report_json(nmprof, out, "--top", "1000")
+    estimate, _ = by_php_function(report, ["request_strings"])["request_strings"]
+    count = 50 * len(answers)
+    bound = 5 * sigma(REQUEST_BLOCK, count, 256 * 1024) + 2048 * len(answers)
+    assert abs(estimate - REQUEST_BLOCK * count) <= bound, (estimate, REQUEST_BLOCK * count)
+
+
+def test_a_request_context_ends_with_its_request(nmprof, php, tmp_path):
+    """A request that sets a context and does not clear it: the next requests of the
+    same server process carry none."""
+    port = free_port()
+    out = tmp_path / "server.jfr"
+    server = subprocess.Popen([str(nmprof), "run", "--context-attributes", "route", "-o", str(out), "--", php, "-S",
+                               f"127.0.0.1:{port}", "-t", str(SCRIPTS)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        wait_for_port(port, server)
+        get = lambda name: urllib.request.urlopen(f"http://127.0.0.1:{port}/{name}", timeout=30).read().decode()
+        assert get("leave_context.php") == "left\n"
+        for _ in range(10):
+            get(REQUEST.name)
+        server.send_signal(signal.SIGTERM)
+        server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.communicate()
+    rows = {row["value"]: row for row in report_json(nmprof, out, "--by", "attribute:route")["contexts"]}
+    # The ten requests made 48 MiB; what the first one made after setting it is tiny.
+    assert rows.get("/left", {"estimated_bytes": 0})["estimated_bytes"] < 2**20, rows
+
+
+@pytest.fixture(scope="session")
+def php_fpm():
+    path = shutil.which("php-fpm8.2") or shutil.which("php-fpm")
+    if not path:
+        pytest.fail("php-fpm 8.2 is needed (apt install php8.2-fpm)")
+    return path
+
+
+@pytest.mark.parametrize("ini", [["-n"], []], ids=["no-ini", "debian-ini"])
+def test_php_fpm_workers_record_every_request(nmprof, php_fpm, tmp_path, ini):
+    """php-fpm -F with three static workers, requests served concurrently over
+    FastCGI, then a graceful stop (SIGQUIT): the master and every worker recorded.
+    Debian's php.ini for php-fpm turns OPcache on."""
+    port = free_port()
+    config = tmp_path / "fpm.conf"
+    config.write_text(f"""[global]
+pid = {tmp_path / "fpm.pid"}
+error_log = {tmp_path / "fpm.log"}
+[www]
+user = root
+listen = 127.0.0.1:{port}
+pm = static
+pm.max_children = 3
+""")
+    out = tmp_path / "fpm.jfr"
+    server = subprocess.Popen([str(nmprof), "run", "-o", str(out), "--", php_fpm, "-F", "-R", *ini, "-y",
+                               str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True)
+    try:
+        wait_for_port(port, server)
+        answers = concurrently(lambda: fastcgi.request(("127.0.0.1", port), str(REQUEST)), 60)
+        os.kill(int((tmp_path / "fpm.pid").read_text()), signal.SIGQUIT)
+        _, stderr = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.communicate()
+    assert server.returncode == 0, stderr
+    assert "nmprof: profile written" in stderr, stderr
+    report = check_requests_recorded(nmprof, out, answers)
+    assert len({int(a.split()[0]) for a in answers}) >= 2, answers  # served by several workers
+    assert report["processes"][0]["settings"]["runtime"] == "PHP 8.2"
 
 
 def test_custom_handlers_installed_before_nmprof_keep_seeing_their_calls(nmprof, php, programs, tmp_path):
@@ -230,3 +383,51 @@ def test_custom_handlers_installed_before_nmprof_keep_seeing_their_calls(nmprof,
     assert abs(seen[1] - seen[0]) < seen[0] / 100, seen
     report = report_json(nmprof, out)
     assert report["allocators"]["ZendMM"]["samples"] > 0
+
+
+@pytest.mark.parametrize("opcache", [[], ["-d", "opcache.enable_cli=1"]], ids=["plain", "opcache"])
+def test_php_context_functions_tie_allocations_to_routes(nmprof, php, tmp_path, opcache):
+    """nmprof_context_set() and friends, added by the agent: per route, the estimate
+    is within bounds of what its requests made; what was made between requests has
+    no context; the same script runs without the agent (function_exists). OPcache's
+    optimizer reads the functions' module (it crashed on the first try)."""
+    script = SCRIPTS / "context.php"
+    plain = subprocess.run([php, *opcache, str(script)], capture_output=True, text=True, check=True)
+    out = tmp_path / "context.jfr"
+    profiled = run(nmprof, "run", "--context-attributes", "route", "--nativemem", "256k", "-o", out, "--", php,
+                   *opcache, script, timeout=300)
+    assert profiled.stdout == plain.stdout
+    truth = truths(profiled.stdout)
+    report = report_json(nmprof, out, "--by", "attribute:route")
+    rows = {row["value"] or "(none)": row for row in report["contexts"]}
+    for route, (size, count) in truth.items():
+        # (none) also holds the engine's own startup and shutdown: a few MiB at most.
+        slack = 4 * 2**20 if route == "(none)" else 0
+        bound = 5 * sigma(size / count, count, 256 * 1024)
+        estimate = rows.get(route, {"estimated_bytes": 0})["estimated_bytes"]  # no sample: no row
+        assert -bound <= estimate - size <= bound + slack, (route, estimate, size, bound)
+    assert report["statistics"]["undeclared_attributes"] == 30
+    spans = report_json(nmprof, out, "--by", "span")
+    assert {row["value"] for row in spans["contexts"]} - {None} <= {str(n) for n in range(1, 31)}
+
+
+def test_php_context_functions_check_their_arguments(nmprof, php, tmp_path):
+    script = ("try { nmprof_context_set('a', 1); } catch (TypeError $e) { echo get_class($e), ' '; }"
+              "try { nmprof_context_clear(1); } catch (ArgumentCountError $e) { echo get_class($e), ' '; }"
+              "try { nmprof_context_set_attribute('route'); } catch (ArgumentCountError $e) { echo 'count'; }")
+    _, result = record(nmprof, php, tmp_path, "-r", script)
+    assert result.stdout == "TypeError ArgumentCountError count"
+    plain = subprocess.run([php, "-r", "nmprof_context_clear();"], capture_output=True, text=True)
+    assert plain.returncode == 255 and "Call to undefined function nmprof_context_clear()" in plain.stderr
+
+
+def test_gc_mem_caches_gives_memory_back_as_without_nmprof(nmprof, php, tmp_path):
+    """The engine skips gc_mem_caches() while custom heap handlers are set: the agent
+    wraps it so that it collects."""
+    script = ("$a = []; for ($i = 0; $i < 200000; $i++) $a[] = str_repeat('x', 100); unset($a);"
+              "$m = memory_get_usage(true); $f = gc_mem_caches();"
+              "echo $f > 0 ? 'freed' : 'none', ' ', memory_get_usage(true) < $m ? 'smaller' : 'same';")
+    plain = subprocess.run([php, "-r", script], capture_output=True, text=True, check=True)
+    _, profiled = record(nmprof, php, tmp_path, "-r", script)
+    assert plain.stdout == "freed smaller"
+    assert profiled.stdout == plain.stdout

@@ -133,6 +133,19 @@ def test_forked_and_execed_children_are_recorded_in_one_file(nmprof, programs, t
     assert not list(tmp_path.glob(".nmprof-*")), "the staging directory is removed"
 
 
+def test_forked_siblings_sample_independently(nmprof, programs, tmp_path):
+    """Children forked from one parent (a server's workers) each draw their own
+    samples: with the parent's random state they sampled the same allocations."""
+    out, _ = sampled(nmprof, tmp_path, programs.c("forker.c"), "siblings", interval="64k")
+    samples = defaultdict(list)
+    for e in jfr_events(out, "profiler.Malloc"):
+        if stack_of(e)[0] == "forker!fork_child_site":
+            samples[e["values"]["eventThread"]["osThreadId"]].append(e["values"]["weight"])
+    assert len(samples) == 4
+    # 2000 blocks of 100,000 bytes at 64 KiB: about 1500 samples each, equal only by chance.
+    assert len({len(s) for s in samples.values()}) > 1, {pid: len(s) for pid, s in samples.items()}
+
+
 def test_a_shell_script_that_starts_the_program_is_followed(nmprof, programs, tmp_path):
     script = tmp_path / "start.sh"
     script.write_text(f"#!/bin/sh\n{programs.c('forker.c')} fork-only\n")

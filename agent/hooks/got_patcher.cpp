@@ -29,6 +29,7 @@ struct DynamicInfo {
   size_t strings_size = 0;
   const ElfW(Rela)* rela = nullptr;
   size_t rela_size = 0;
+  size_t relative_count = 0;  // DT_RELACOUNT: the R_X86_64_RELATIVE entries that open .rela.dyn
   const ElfW(Rela)* plt_rela = nullptr;
   size_t plt_rela_size = 0;
   bool plt_is_rela = true;
@@ -73,6 +74,7 @@ DynamicInfo read_dynamic(const ModuleLayout& m) {
       case DT_STRSZ: d.strings_size = e->d_un.d_val; break;
       case DT_RELA: d.rela = reinterpret_cast<const ElfW(Rela)*>(absolute(e->d_un.d_ptr)); break;
       case DT_RELASZ: d.rela_size = e->d_un.d_val; break;
+      case DT_RELACOUNT: d.relative_count = e->d_un.d_val; break;
       case DT_JMPREL: d.plt_rela = reinterpret_cast<const ElfW(Rela)*>(absolute(e->d_un.d_ptr)); break;
       case DT_PLTRELSZ: d.plt_rela_size = e->d_un.d_val; break;
       case DT_PLTREL: d.plt_is_rela = e->d_un.d_val == DT_RELA; break;
@@ -83,9 +85,30 @@ DynamicInfo read_dynamic(const ModuleLayout& m) {
   return d;
 }
 
+// Every relocation of every module is looked up at each dlopen (PHP loads a score
+// of extensions, and its executable has tens of thousands of relocations): the
+// names' first two letters rule out nearly all of them before any strcmp.
 int hooked_function_named(const char* name) {
-  for (int id = 0; id < kHookCount; id++)
+  static_assert(kHookCount <= 32, "one bit per hooked function");
+  struct Letters {
+    uint32_t first[256] = {}, second[256] = {};  // the hooks whose name has that letter there
+  };
+  static const Letters letters = [] {
+    Letters l;
+    for (int id = 0; id < kHookCount; id++) {
+      const auto* hook = reinterpret_cast<const unsigned char*>(g_hooked_functions[id].name);
+      l.first[hook[0]] |= uint32_t{1} << id;
+      l.second[hook[0] ? hook[1] : 0] |= uint32_t{1} << id;
+    }
+    return l;
+  }();
+  const auto* letter = reinterpret_cast<const unsigned char*>(name);
+  uint32_t ids = letters.first[letter[0]];
+  if (ids) ids &= letters.second[letter[1]];
+  for (; ids; ids &= ids - 1) {
+    int id = __builtin_ctz(ids);
     if (strcmp(name, g_hooked_functions[id].name) == 0) return id;
+  }
   return -1;
 }
 
@@ -159,7 +182,10 @@ int GotPatcher::visit_module(dl_phdr_info* info, size_t, void* arg) {
     }
   };
   visit_relocations(d.plt_rela, d.plt_rela_size);
-  visit_relocations(d.rela, d.rela_size);
+  // Relative relocations name no symbol: those the linker sorted first are skipped
+  // at once (most of a large library's .rela.dyn, scanned again at each dlopen).
+  size_t relative = d.rela && d.relative_count * sizeof(ElfW(Rela)) <= d.rela_size ? d.relative_count : 0;
+  visit_relocations(d.rela + relative, d.rela_size - relative * sizeof(ElfW(Rela)));
   return 0;
 }
 

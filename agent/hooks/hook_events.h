@@ -33,6 +33,9 @@ void* on_symbol_lookup(const char* name, void* found);
 // A call a runtime makes at a known point of its startup (sysconf, in PHP right after
 // the engine made its heap): the agent may hook the runtime's own allocator now.
 void on_runtime_checkpoint();
+// A server's request ended (PHP). heap_reset: the runtime freed every block of its
+// own heap (`allocator`) at once.
+void on_runtime_request_end(jfr::schema::AllocatorKey allocator, bool heap_reset);
 // The process image is about to be replaced, or the process to end without exit().
 void on_process_image_ending();
 

@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "agent/java/jni_exception.h"
 #include "agent/recording/thread_context.h"
 #include "agent/hooks/thread_state.h"
 
@@ -21,10 +22,7 @@ void tell_loaded_context_classes(jvmtiEnv* jvmti, JNIEnv* env) {
     if (jvmti->GetClassSignature(classes[i], &signature, nullptr) == JVMTI_ERROR_NONE &&
         strcmp(signature, "Lio/nmprof/Context;") == 0) {
       jfieldID agent = env->GetStaticFieldID(classes[i], "agent", "Z");
-      if (agent)
-        env->SetStaticBooleanField(classes[i], agent, JNI_TRUE);
-      else
-        env->ExceptionClear();
+      if (!jni_threw(env) && agent) env->SetStaticBooleanField(classes[i], agent, JNI_TRUE);
     }
     jvmti->Deallocate(reinterpret_cast<unsigned char*>(signature));
     env->DeleteLocalRef(classes[i]);

@@ -18,6 +18,7 @@
 #include "agent/java/java_methods.h"
 #include "agent/java/java_stacks.h"
 #include "agent/java/java_thread_info.h"
+#include "agent/java/jni_exception.h"
 #include "agent/log.h"
 #include "agent/recording/recorder.h"
 #include "agent/hooks/thread_state.h"
@@ -97,7 +98,7 @@ void describe_current_thread(JNIEnv* env, jthread thread) {
   auto* java = new JavaThreadInfo{{new std::string(info.name ? info.name : "")}, 0};
   if (g_jvm->thread_get_id) {
     java->id = env->CallLongMethod(thread, g_jvm->thread_get_id);
-    if (env->ExceptionCheck()) env->ExceptionClear();
+    if (jni_threw(env)) java->id = 0;
   }
   java->thread = env->NewGlobalRef(thread);
   deallocate(info.name);
@@ -127,10 +128,11 @@ void make_method_ids_of_loaded_classes(JNIEnv* env) {
 
 bool start_flusher(JNIEnv* env) {
   jclass thread_class = env->FindClass("java/lang/Thread");
-  jmethodID constructor = thread_class ? env->GetMethodID(thread_class, "<init>", "(Ljava/lang/String;)V") : nullptr;
-  jstring name = env->NewStringUTF("nmprof flusher");
-  jobject thread = constructor && name ? env->NewObject(thread_class, constructor, name) : nullptr;
-  if (env->ExceptionCheck()) env->ExceptionClear();
+  jmethodID constructor =
+      jni_threw(env) || !thread_class ? nullptr : env->GetMethodID(thread_class, "<init>", "(Ljava/lang/String;)V");
+  jstring name = jni_threw(env) || !constructor ? nullptr : env->NewStringUTF("nmprof flusher");
+  jobject thread = jni_threw(env) || !name ? nullptr : env->NewObject(thread_class, constructor, name);
+  jni_threw(env);
   bool started = thread && g_jvm->jvmti->RunAgentThread(thread, flusher, nullptr, JVMTI_THREAD_MIN_PRIORITY) ==
                                JVMTI_ERROR_NONE;
   env->DeleteLocalRef(thread);
@@ -142,8 +144,8 @@ bool start_flusher(JNIEnv* env) {
 // The VM is up (VMInit, or at once when attached): Java frames from now on.
 void on_vm_ready(JNIEnv* env, jthread thread) {
   jclass thread_class = env->FindClass("java/lang/Thread");
-  if (thread_class) g_jvm->thread_get_id = env->GetMethodID(thread_class, "getId", "()J");
-  if (env->ExceptionCheck()) env->ExceptionClear();
+  if (!jni_threw(env) && thread_class) g_jvm->thread_get_id = env->GetMethodID(thread_class, "getId", "()J");
+  if (jni_threw(env)) g_jvm->thread_get_id = nullptr;
   env->DeleteLocalRef(thread_class);
   if (thread) describe_current_thread(env, thread);
   make_method_ids_of_loaded_classes(env);

@@ -17,10 +17,15 @@ class PhpRuntime {
   // line what cannot be profiled on this engine.
   void find(int engine_thread);
   // Called at checkpoints (PHP calls sysconf right after making its heap, and
-  // loads its extensions after that): installs the heap handlers once.
+  // loads its extensions after that): installs the heap handlers once in the CLI,
+  // or for each request in a server (php_requests.h).
   void checkpoint();
-  // The heap's handlers were removed (stop): install them again at the next checkpoint.
+  // Gives the engine back its heap handlers and SAPI callbacks.
+  void stop();
+  // After stop(): installs them again at the next checkpoint.
   void rearm() { heap_pending_.store(found_ && zend_.heap_hookable, std::memory_order_release); }
+  // The engine's thread forked (php-fpm's workers): its frames are read in the child.
+  void after_fork_in_child(int parent_tid, int child_tid);
   bool waiting_for_heap() const { return heap_pending_.load(std::memory_order_relaxed); }
   // The engine's version ("8.2", "unknown"), null when this process runs no PHP.
   const char* version() const { return found_ ? version_name(zend_.version) : nullptr; }

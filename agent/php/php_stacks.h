@@ -36,10 +36,15 @@ class PhpStacks {
   static PhpStacks* create(void* executor_globals, int engine_thread);
 
   void append(ThreadState& t, CallStack& stack);
-  // No PHP code runs on the engine's thread, after some ran: the engine is ending
-  // the request.
+  // A server's engine: see in_request_cleanup.
+  void serve_requests() { serving_ = true; }
+  void after_fork_in_child(int parent_tid, int child_tid) {
+    if (engine_thread_ == parent_tid) engine_thread_ = child_tid;
+  }
+  // No PHP code runs on the engine's thread, after some ran: the CLI is ending
+  // its one request (a server's requests are not told apart this way).
   bool in_request_cleanup(ThreadState& t) const {
-    return t.id() == engine_thread_ && ran_.load(std::memory_order_relaxed) &&
+    return !serving_ && t.id() == engine_thread_ && ran_.load(std::memory_order_relaxed) &&
            !load_pointer(executor_globals_, layout82::kCurrentExecuteData);
   }
 
@@ -50,6 +55,7 @@ class PhpStacks {
   uintptr_t executor_begin_;
   uintptr_t executor_end_;
   int engine_thread_;
+  bool serving_ = false;
   std::atomic<bool> ran_{false};  // a sample has seen PHP code running
 };
 

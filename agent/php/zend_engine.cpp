@@ -49,8 +49,15 @@ bool ZendEngine::find(ZendEngine* out) {
   // to the allocator functions as well.
   out->heap_hookable = !exports("zend_mm_set_custom_handlers_ex") && !exports("zend_mm_set_custom_debug_handlers");
   look_up("__zend_malloc", &out->libc_malloc);
+  look_up("zend_memory_usage", &out->memory_usage);
+  look_up("zend_memory_peak_usage", &out->memory_peak_usage);
   out->sapi_module = static_cast<const char* const*>(dlsym(RTLD_DEFAULT, "sapi_module"));
   out->executor_globals = dlsym(RTLD_DEFAULT, "executor_globals");
+  out->compiler_globals = dlsym(RTLD_DEFAULT, "compiler_globals");
+  look_up("zend_post_startup_cb", &out->post_startup_cb);
+  look_up("zend_register_functions", &out->register_functions);
+  look_up("zend_parse_parameters", &out->parse_parameters);
+  look_up("zend_hash_str_find", &out->hash_str_find);
   out->version = version_from_exports();
   return true;
 }

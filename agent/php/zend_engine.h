@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace nmprof::php {
 
@@ -25,13 +26,25 @@ struct ZendEngine {
   void* (*heap_alloc)(ZendMmHeap*, size_t);
   void (*heap_free)(ZendMmHeap*, void*);
   void* (*heap_realloc)(ZendMmHeap*, void*, size_t);
+  // zend_memory_usage, zend_memory_peak_usage (argument: real sizes, in chunks).
+  size_t (*memory_usage)(bool);
+  size_t (*memory_peak_usage)(bool);
   // The libc-backed handlers of USE_ZEND_ALLOC=0 (ZendMM off): those allocations
   // are malloc's, counted by the libc hooks already.
   ZendMalloc libc_malloc;
+  // What adding PHP functions takes (php_functions.h): the callback the engine
+  // calls once its startup is done, the registration of internal functions, their
+  // argument parsing, and the function table (in compiler_globals, NTS builds).
+  int (**post_startup_cb)();
+  int (*register_functions)(void* scope, const void* functions, void* function_table, int type);
+  int (*parse_parameters)(uint32_t num_args, const char* type_spec, ...);
+  void* (*hash_str_find)(const void* table, const char* key, size_t length);
+  void* compiler_globals;
   // The SAPI module (its first member is its name: "cli", "cli-server", "fpm-fcgi").
   const char* const* sapi_module;
   const char* sapi_name() const { return sapi_module ? *sapi_module : nullptr; }
-  // NTS builds only (ZTS builds keep it in thread-local storage): null otherwise.
+  // NTS builds only (ZTS builds keep it in thread-local storage): null tells a ZTS
+  // engine.
   void* executor_globals;
   ZendVersion version;
   // False on PHP 8.4+, whose custom heaps also take shutdown and gc handlers

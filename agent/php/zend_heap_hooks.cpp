@@ -1,9 +1,10 @@
 #include "agent/php/zend_heap_hooks.h"
 
-#include <cstring>
+#include <cstdint>
 
 #include "agent/hooks/allocation_hooks.h"
-#include "agent/log.h"
+#include "agent/hooks/hook_events.h"
+#include "agent/sampling/sampler.h"
 
 namespace nmprof::php {
 namespace {
@@ -19,8 +20,13 @@ struct Forwarding {
   ZendMalloc previous_malloc;
   ZendFree previous_free;
   ZendRealloc previous_realloc;
+  // The heap's real size and memory_limit (see learn_zend_heap); until they are
+  // found, both point at kUnknownLimits: every allocation goes the careful way.
+  const size_t* real_size;
+  const size_t* limit;
 };
-Forwarding g_to;
+constexpr size_t kUnknownLimits[2] = {SIZE_MAX, 0};
+Forwarding g_to{nullptr, {}, nullptr, nullptr, nullptr, &kUnknownLimits[0], &kUnknownLimits[1]};
 bool g_installed = false;
 
 // With custom handlers set, zend_mm_gc() does nothing, and the allocator calls it
@@ -38,19 +44,41 @@ void* allocate_directly(Call call) {
   return p;
 }
 
-void* heap_malloc(size_t size) {
-  void* p = g_to.previous_malloc ? g_to.previous_malloc(size)
-                                 : allocate_directly([&] { return g_to.engine.heap_alloc(g_to.heap, size); });
-  return count_allocation(p, size, schema::kZendMM);
+// The allocator collects (zend_mm_gc) only when it needs a new chunk or a huge
+// block past memory_limit: an allocation that stays a few chunks below the limit
+// cannot, and is tail-called to the allocator without clearing the flag.
+constexpr size_t kCollectMargin = size_t{4} << 20;
+// An absurd size that wraps around goes the fast way: the allocator refuses it
+// without collecting.
+bool may_collect(size_t size) { return *g_to.real_size + size + kCollectMargin > *g_to.limit; }
+
+// The handlers when no neighbour had any: the non-sampled path is the countdown,
+// the limit check and a tail call into the allocator.
+__attribute__((noinline)) void* careful_malloc(size_t size, bool sampled) {
+  void* p = allocate_directly([&] { return g_to.engine.heap_alloc(g_to.heap, size); });
+  return sampled ? on_sampled_allocation(p, size, schema::kZendMM) : p;
 }
 
-void heap_free(void* p) {
+void* direct_malloc(size_t size) {
+  bool sampled = Sampler::countdown(size);
+  if (__builtin_expect(sampled || may_collect(size), 0)) return careful_malloc(size, sampled);
+  return g_to.engine.heap_alloc(g_to.heap, size);
+}
+
+void direct_free(void* p) {
   if (__builtin_expect(LiveHeap::maybe_tracked(p), 0)) on_tracked_free(p);
-  if (g_to.previous_free) return g_to.previous_free(p);
   // The engine's final shutdown hands a custom heap's own address to its free
   // handler (for heaps that malloc'ed their header). This one lives in its first
   // chunk, which stays mapped until the process ends.
-  if (p != g_to.heap) g_to.engine.heap_free(g_to.heap, p);
+  if (__builtin_expect(p != g_to.heap, 1)) g_to.engine.heap_free(g_to.heap, p);
+}
+
+// The handlers when a neighbour installed its own before: they get the calls.
+void* chained_malloc(size_t size) { return count_allocation(g_to.previous_malloc(size), size, schema::kZendMM); }
+
+void chained_free(void* p) {
+  if (__builtin_expect(LiveHeap::maybe_tracked(p), 0)) on_tracked_free(p);
+  g_to.previous_free(p);
 }
 
 void* heap_realloc(void* old, size_t size) {
@@ -65,31 +93,74 @@ void* heap_realloc(void* old, size_t size) {
 
 }  // namespace
 
+void learn_zend_heap(const ZendEngine& engine) {
+  // The heap's real size, real peak and memory_limit are consecutive words (struct
+  // _zend_mm_heap, PHP 7.0 to 8.3; Debian's build adds its members after them).
+  // They are found by their values while the heap is fresh: its real size and peak
+  // are what zend_memory_usage(1) and zend_memory_peak_usage(1) say, and the limit
+  // is still the engine's "none" (SIZE_MAX / 2).
+  ZendMmHeap* heap = engine.get_heap();
+  if (!heap || !engine.memory_usage || !engine.memory_peak_usage) return;
+  g_to.heap = heap;
+  size_t real_size = engine.memory_usage(true), real_peak = engine.memory_peak_usage(true);
+  constexpr size_t kNoLimit = SIZE_MAX >> 1;
+  auto words = reinterpret_cast<const size_t*>(heap);
+  for (size_t i = 1; i + 2 < 128 && real_size != 0; i++) {
+    if (words[i] == real_size && words[i + 1] == real_peak && words[i + 2] == kNoLimit) {
+      g_to.real_size = &words[i];
+      g_to.limit = &words[i + 2];
+      return;
+    }
+  }
+}
+
 HeapHooks install_zend_heap_hooks(const ZendEngine& engine) {
   if (g_installed) return HeapHooks::Installed;
   ZendMmHeap* heap = engine.get_heap();
   if (!heap) return HeapHooks::NotYet;
-  const char* sapi = engine.sapi_name();
-  if (!sapi || strcmp(sapi, "cli") != 0) {
-    log_line("PHP SAPI %s: ZendMM allocations are sampled in the CLI only; profiling native allocations",
-             sapi ? sapi : "unknown");
-    return HeapHooks::NotHere;
-  }
   ZendMalloc previous_malloc = nullptr;
   ZendFree previous_free = nullptr;
   ZendRealloc previous_realloc = nullptr;
   engine.get_custom_handlers(heap, &previous_malloc, &previous_free, &previous_realloc);
   if (previous_malloc && previous_malloc == engine.libc_malloc) return HeapHooks::NotHere;  // USE_ZEND_ALLOC=0
-  g_to = {heap, engine, previous_malloc, previous_free, previous_realloc};
-  engine.set_custom_handlers(heap, heap_malloc, heap_free, heap_realloc);
+  if (heap != g_to.heap && g_to.heap) {
+    // Another heap than the one learnt (an engine that made a new one): its limits are not known.
+    g_to.real_size = &kUnknownLimits[0];
+    g_to.limit = &kUnknownLimits[1];
+  }
+  g_to.heap = heap;
+  g_to.engine = engine;
+  g_to.previous_malloc = previous_malloc;
+  g_to.previous_free = previous_free;
+  g_to.previous_realloc = previous_realloc;
+  if (previous_malloc)
+    engine.set_custom_handlers(heap, chained_malloc, chained_free, heap_realloc);
+  else
+    engine.set_custom_handlers(heap, direct_malloc, direct_free, heap_realloc);
   g_installed = true;
   return HeapHooks::Installed;
 }
 
-void remove_zend_heap_hooks() {
-  if (!g_installed) return;
+bool remove_zend_heap_hooks() {
+  if (!g_installed) return false;
+  // A neighbour that set its handlers after ours (and may call ours) keeps them:
+  // ours stay where they are, and are not installed again on top of its.
+  ZendMalloc current_malloc = nullptr;
+  ZendFree current_free = nullptr;
+  ZendRealloc current_realloc = nullptr;
+  g_to.engine.get_custom_handlers(g_to.heap, &current_malloc, &current_free, &current_realloc);
+  if (current_free != direct_free && current_free != chained_free) return false;
   g_to.engine.set_custom_handlers(g_to.heap, g_to.previous_malloc, g_to.previous_free, g_to.previous_realloc);
   g_installed = false;
+  return !g_to.previous_malloc;
+}
+
+void with_custom_heap_off(void (*fn)(void*), void* arg) {
+  if (!g_installed) return fn(arg);
+  allocate_directly([&] {
+    fn(arg);
+    return nullptr;
+  });
 }
 
 }  // namespace nmprof::php

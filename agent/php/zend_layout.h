@@ -1,10 +1,13 @@
-// Where the agent finds the PHP call stack in the engine's structures, declared here
-// rather than taken from PHP's headers: the agent builds without them. The offsets
-// are those of PHP 8.2 on x86-64 (php-src PHP-8.2 branch: Zend/zend_globals.h
-// struct _zend_executor_globals, Zend/zend_compile.h struct _zend_execute_data,
-// union _zend_function, struct _zend_op_array, struct _zend_op, Zend/zend_types.h
-// struct _zend_string, struct _zend_class_entry), checked with offsetof against
-// Debian's php8.2-dev headers. They are used only when the running engine is 8.2.
+// Where the agent finds the PHP call stack (and the few other things it reads or
+// writes) in the engine's structures, declared here rather than taken from PHP's
+// headers: the agent builds without them. The offsets are those of PHP 8.2 on
+// x86-64 (php-src PHP-8.2 branch: Zend/zend_globals.h struct
+// _zend_executor_globals and _zend_compiler_globals, Zend/zend_compile.h struct
+// _zend_execute_data, union _zend_function, struct _zend_internal_function,
+// _zend_op_array and _zend_op, Zend/zend_types.h struct _zend_string and
+// _zend_class_entry, Zend/zend_modules.h struct _zend_module_entry, main/SAPI.h struct _sapi_module_struct), checked with
+// offsetof against Debian's php8.2-dev headers. They are used only when the
+// running engine is 8.2.
 #pragma once
 
 #include <cstddef>
@@ -19,6 +22,24 @@ constexpr size_t kCurrentExecuteData = 488;
 constexpr size_t kExecuteOpline = 0;  // const zend_op*: the instruction running (user code)
 constexpr size_t kExecuteFunc = 24;   // zend_function*
 constexpr size_t kExecutePrev = 48;   // zend_execute_data*: the caller's frame
+constexpr size_t kExecuteNumArgs = 44;  // uint32_t This.u2.num_args: the arguments passed
+
+// zend_compiler_globals (NTS: the exported `compiler_globals`)
+constexpr size_t kCompilerFunctionTable = 56;  // HashTable*
+
+// zend_internal_function
+constexpr size_t kInternalHandler = 72;  // void (*)(zend_execute_data*, zval*)
+constexpr size_t kInternalModule = 80;   // zend_module_entry*: read by OPcache's optimizer
+
+// zend_module_entry (Zend/zend_modules.h)
+constexpr size_t kModuleEntrySize = 168;
+constexpr size_t kModuleSize = 0;      // unsigned short: sizeof(zend_module_entry)
+constexpr size_t kModuleApi = 4;       // unsigned int: ZEND_MODULE_API_NO
+constexpr size_t kModuleName = 32;     // const char*
+constexpr size_t kModuleStarted = 136; // int
+constexpr size_t kModuleType = 140;    // unsigned char: MODULE_PERSISTENT (1)
+constexpr size_t kModuleNumber = 152;  // int
+constexpr unsigned kModuleApiNo = 20220829;
 
 // zend_function (common part, then zend_op_array for user code)
 constexpr size_t kFunctionType = 0;   // uint8_t
@@ -42,5 +63,10 @@ constexpr size_t kStringValue = 24;   // char[]
 
 // zend_class_entry
 constexpr size_t kClassName = 8;  // zend_string*
+
+// sapi_module_struct (main/SAPI.h; the same from PHP 5 to 8.3): its name, then
+// startup, shutdown, and the callbacks of each request's start and end.
+constexpr size_t kSapiActivate = 32;    // int (*)(void)
+constexpr size_t kSapiDeactivate = 40;  // int (*)(void)
 
 }  // namespace nmprof::php::layout82

@@ -4,13 +4,18 @@
 //    free is of an untracked block and costs a multiply, a shift and two loads. It
 //    starts at one page, so it stays in the L1 cache, and grows (published like RCU,
 //    old ones kept) when so many blocks are tracked that false hits would add up;
-//  - the table of tracked blocks, guarded by the recorder's lock, growing with use
-//    up to a cap. When full, further samples are counted as untracked.
+//  - the table of tracked blocks, in shards by address, each with its own lock, so
+//    that threads freeing different blocks rarely wait for each other. It grows with
+//    use up to a cap; when full, further samples are counted as untracked. Shards
+//    claim their share of the cap in small batches, so that counting against it
+//    does not make threads share one cache line on every insert.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+
+#include "agent/safety/spin_lock.h"
 
 namespace nmprof {
 
@@ -22,7 +27,9 @@ class LiveHeap {
     uint64_t ticks;     // when it was allocated
     float weight;
     uint32_t stack;
+    uint8_t allocator = 0;  // the recording's allocator key (below kAllocators)
   };
+  static constexpr size_t kAllocators = 4;
 
   // The free path's question: false means p is certainly not tracked.
   static bool maybe_tracked(const void* p) {
@@ -30,18 +37,37 @@ class LiveHeap {
     return __atomic_load_n(&f->counters[f->index(p)], __ATOMIC_RELAXED) != 0;
   }
 
-  explicit LiveHeap(size_t max_blocks) : max_blocks_(max_blocks) {}
+  explicit LiveHeap(size_t max_blocks);
+  ~LiveHeap();
+  LiveHeap(const LiveHeap&) = delete;
+  LiveHeap& operator=(const LiveHeap&) = delete;
+
+  // `self`: the caller's thread id. A thread that interrupted the heap (a signal
+  // handler) is refused rather than deadlocked: insert() then counts the block as
+  // untracked, remove() does not find it.
   // False when the cap is reached (or memory ran out): the block is not tracked.
-  bool insert(const Block& block);
+  bool insert(const Block& block, int self);
   // Moves the block at `address` to *out and forgets it; false if it is not tracked.
-  bool remove(uintptr_t address, Block* out);
+  bool remove(uintptr_t address, Block* out, int self);
   // After fork() in the child: the parent's blocks are not this process's to report.
   void clear();
+  // Forgets every block of `allocator`, calling forgotten(address) for each, with
+  // no lock held: a runtime freed them all at once (PHP's heap at a request's end).
+  template <typename Forgotten>
+  void remove_all_of(uint8_t allocator, int self, Forgotten forgotten);
+  // fork(): every shard is held across it, so that the child finds them whole.
+  void before_fork(int self);
+  void after_fork();
+  // Whether `self` is inside the heap (a signal handler interrupted it).
+  bool owned_by(int self) const;
 
-  size_t blocks() const { return count_; }
+  size_t blocks() const;
+  size_t blocks_of(uint8_t allocator) const {
+    return by_allocator_[allocator % kAllocators].load(std::memory_order_relaxed);
+  }
   size_t max_blocks() const { return max_blocks_; }
-  uint64_t untracked() const { return untracked_; }
-  double live_bytes() const { return live_bytes_; }  // estimated: sum of weight * size
+  uint64_t untracked() const { return untracked_.load(std::memory_order_relaxed); }
+  double live_bytes() const;  // estimated: sum of weight * size
   size_t memory_bytes() const;
 
  private:
@@ -57,26 +83,66 @@ class LiveHeap {
     unsigned shift = 64 - 12;
     uint8_t counters[4096] = {};
   };
+  struct alignas(64) Shard {
+    SpinLock lock;
+    Block* table = nullptr;  // open addressing, linear probing, mmap'd
+    size_t capacity = 0;     // slots, a power of two
+    size_t reserve = 0;  // claimed from the cap, not used yet
+    // Changed under the lock, read without it (statistics).
+    std::atomic<size_t> count{0};
+    std::atomic<double> live_bytes{0};
+    std::atomic<size_t> table_bytes{0};
 
+    bool grow();
+    void add_live(double bytes) {
+      live_bytes.store(live_bytes.load(std::memory_order_relaxed) + bytes, std::memory_order_relaxed);
+    }
+    size_t slot_of(uintptr_t address) const {
+      return static_cast<size_t>((address * 0x9E3779B97F4A7C15ull) >> 20) & (capacity - 1);
+    }
+  };
+  static constexpr size_t kShards = 16;
+
+  // Shards by the top bits of the address's hash; slots use lower bits of it.
+  Shard& shard_of(uintptr_t address) {
+    return shards_[static_cast<size_t>((address * 0x9E3779B97F4A7C15ull) >> 60) % kShards];
+  }
+  // Counters of several shards share bytes: changed with atomic read-modify-writes.
   static void filter_add(Filter* f, const void* p);
   static void filter_remove(Filter* f, const void* p);
-  // Keeps false hits rare: at least 16 buckets per tracked block.
-  void grow_filter_if_crowded();
-  bool grow();
-  size_t slot_of(uintptr_t address) const {
-    return static_cast<size_t>((address * 0x9E3779B97F4A7C15ull) >> 20) & (capacity_ - 1);
-  }
+  // Keeps false hits rare: at least 16 buckets per tracked block. Takes every shard.
+  void grow_filter(int self, const Filter* seen);
+  // Removes up to `max` blocks of `allocator` from one shard into `out`; how many.
+  size_t take_blocks_of(Shard& s, uint8_t allocator, int self, uintptr_t* out, size_t max);
+  // Empties slot i of a locked shard, keeping its probe chains whole.
+  void remove_slot(Shard& s, size_t i, Block* out);
+  bool claim(Shard& s);        // one more block's room from the cap
+  void give_back(Shard& s);    // a block's room returned
+  bool lock_all(int self);
+  void unlock_all();
 
   static InitialFilter initial_filter_;
-  static Filter* filter_;  // written under the recorder lock, read by every free
-  size_t retired_filter_bytes_ = 0;  // filters replaced by bigger ones (kept: a free may be reading one)
+  static Filter* filter_;  // written with every shard held, read by every free
+  std::atomic<size_t> retired_filter_bytes_{0};  // filters replaced by bigger ones (kept: a free may be reading one)
 
   size_t max_blocks_;
-  Block* table_ = nullptr;  // open addressing, linear probing, mmap'd
-  size_t capacity_ = 0;     // slots, a power of two
-  size_t count_ = 0;
-  uint64_t untracked_ = 0;
-  double live_bytes_ = 0;
+  size_t batch_;  // what a shard claims at once
+  Shard shards_[kShards];
+  std::atomic<size_t> unclaimed_;
+  std::atomic<uint64_t> untracked_{0};
+  std::atomic<size_t> by_allocator_[kAllocators] = {};
 };
+
+template <typename Forgotten>
+void LiveHeap::remove_all_of(uint8_t allocator, int self, Forgotten forgotten) {
+  uintptr_t batch[64];
+  for (size_t shard = 0; shard < kShards && blocks_of(allocator); shard++) {
+    size_t n;
+    do {
+      n = take_blocks_of(shards_[shard], allocator, self, batch, 64);
+      for (size_t i = 0; i < n; i++) forgotten(batch[i]);
+    } while (n == 64);
+  }
+}
 
 }  // namespace nmprof

@@ -14,9 +14,10 @@ namespace nmprof {
 class FrameResolver {
  public:
   virtual ~FrameResolver() = default;
-  // Called under the recorder lock, on the sampled path: may allocate and read files,
-  // but must not take a lock that a thread can hold while it allocates (no dladdr,
-  // dlsym, JVMTI).
+  // Called by the writer (the agent's thread, the JVM's flusher, or a thread whose
+  // process is ending), under the recorder's write lock: may allocate and read
+  // files, but must not take a lock that a thread can hold while it allocates (no
+  // dladdr, dlsym, JVMTI), since it may run in a signal handler.
   virtual void resolve(const CallFrame& frame, JfrPools& pools, uint32_t& method, int32_t& line) = 0;
   // Native frames: the return address as a link-time address in its module (the
   // JFR frame's bytecodeIndex), so that reports can look up file and line; 0 unknown.

@@ -70,6 +70,11 @@ int visit(dl_phdr_info* info, size_t size, void* arg) {
   return 0;
 }
 
+// Made when the agent loads, not on first use: a function's static would register
+// its destructor with atexit from inside a hook, which deadlocks when the sampled
+// allocation is atexit's own (libc holds its exit-function lock around it).
+const unwind::FrameTable kNoTable;
+
 }  // namespace
 
 Module* ModuleScan::make(const dl_phdr_info* info) {
@@ -106,11 +111,12 @@ Module* ModuleScan::make(const dl_phdr_info* info) {
   }
   if (++map->loads_ == 0) map->loads_ = 1;  // 0 is "no module"; after 65535 loads, a repeat is harmless
   m->load = map->loads_;
+  m->made_before = map->newest_.load(std::memory_order_relaxed);
+  map->newest_.store(m, std::memory_order_release);
   return m;
 }
 
 const unwind::FrameTable& Module::frame_table() const {
-  static const unwind::FrameTable kNoTable;
   if (const unwind::FrameTable* table = table_.load(std::memory_order_acquire)) return *table;
   bool idle = false;
   if (!building_.compare_exchange_strong(idle, true, std::memory_order_acq_rel)) {
@@ -178,6 +184,14 @@ const Module* ModuleMap::find(uintptr_t pc) const {
   if (lo == 0) return nullptr;
   const Module* m = s->modules[lo - 1];
   return m->contains(pc) ? m : nullptr;
+}
+
+const Module* ModuleMap::find(uintptr_t pc, uint16_t load) const {
+  const Module* m = find(pc);
+  if (m && m->load == load) return m;
+  for (m = newest_.load(std::memory_order_acquire); m; m = m->made_before)
+    if (m->load == load && m->contains(pc)) return m;
+  return nullptr;
 }
 
 }  // namespace nmprof

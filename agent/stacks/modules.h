@@ -37,6 +37,7 @@ struct Module {
   // Which load this is, counted per process from 1: native frames carry it, so
   // frames at the same address in code loaded at different times are told apart.
   uint16_t load;
+  const Module* made_before;  // the module made before this one (ModuleMap::newest_)
 
   bool contains(uintptr_t pc) const { return pc >= start && pc < end; }
   // The unwind table, compiled on first use (a module with frames on some stack
@@ -56,6 +57,9 @@ class ModuleMap {
   // Re-reads the loaded modules; returns true when the set changed.
   bool refresh();
   const Module* find(uintptr_t pc) const;
+  // The module of that load containing pc, even if it was unloaded since (its frames
+  // are named after the fact, by the writer); null if none.
+  const Module* find(uintptr_t pc, uint16_t load) const;
   // After fork() in the child: no module is being worked on any more.
   void after_fork_in_child() const;
   // Bumped by every change, so per-thread caches of find() know when to forget.
@@ -74,6 +78,7 @@ class ModuleMap {
     const Module* modules[1];  // count entries, sorted by start
   };
   std::atomic<const Snapshot*> snapshot_{nullptr};
+  std::atomic<const Module*> newest_{nullptr};  // every module ever made, newest first
   std::atomic<uint64_t> generation_{0};
   std::atomic<bool> has_jvm_{false};
   unsigned long long loads_seen_ = 0;  // dl_iterate_phdr's adds/subs when last read

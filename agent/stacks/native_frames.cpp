@@ -29,7 +29,7 @@ void NativeFrameResolver::resolve(const CallFrame& frame, JfrPools& pools, uint3
     method = cached->second.method;
     return;
   }
-  const Module* module = modules_.find(pc);
+  const Module* module = modules_.find(pc, frame.load);
   uint32_t klass = pools.klass(module ? module->name : "[unknown]");
   std::optional<symbols::Symbol> symbol;
   if (module) {
@@ -47,7 +47,7 @@ void NativeFrameResolver::resolve(const CallFrame& frame, JfrPools& pools, uint3
 }
 
 uint32_t NativeFrameResolver::link_offset(const CallFrame& frame) {
-  const Module* module = modules_.find(frame.id);
+  const Module* module = modules_.find(frame.id, frame.load);
   if (!module || module->is_vdso || frame.id - module->bias > UINT32_MAX) return 0;
   if (announced_.insert(module).second) new_modules_.push_back(module);
   return static_cast<uint32_t>(frame.id - module->bias);

@@ -70,13 +70,6 @@ void JfrPools::write_symbol(uint32_t id, ConstantPools& out, uint32_t generation
   entry.put_string(symbols_.text(id));
 }
 
-void JfrPools::write_string(uint32_t id, ConstantPools& out, uint32_t generation, uint64_t key_base) {
-  if (!strings_.first_in(id, generation)) return;
-  auto& entry = out.add_entry(schema::kString);
-  entry.put_varint(key_base | id);
-  entry.put_string(strings_.text(id));
-}
-
 void JfrPools::write_class(uint32_t id, ConstantPools& out, uint32_t generation, uint64_t key_base) {
   Class& c = classes_[id - 1];
   if (c.written_in == generation) return;
@@ -118,7 +111,7 @@ void JfrPools::write_method(uint32_t id, ConstantPools& out, uint32_t generation
 }
 
 size_t JfrPools::memory_bytes() const {
-  size_t bytes = symbols_.memory_bytes() + strings_.memory_bytes() + packages_.capacity() * sizeof(Package) +
+  size_t bytes = symbols_.memory_bytes() + packages_.capacity() * sizeof(Package) +
                  classes_.capacity() * sizeof(Class) + methods_.capacity() * sizeof(Method);
   return bytes + (class_ids_.size() + package_ids_.size() + method_ids_.size()) * 40;
 }

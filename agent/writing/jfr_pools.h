@@ -1,8 +1,7 @@
 // The recording's symbols, classes and methods: deduplicated, numbered, and written
 // into the file's constant pools once per output file ("generation"). Native
 // functions are methods of a class named after their library; Java methods (later)
-// are methods of their Java class. Context attribute values go to the
-// java.lang.String pool.
+// are methods of their Java class. Only the writer uses them.
 #pragma once
 
 #include <cstdint>
@@ -24,13 +23,10 @@ class JfrPools {
   // package 0 = none.
   uint32_t klass(std::string_view name, uint32_t package = 0, int modifiers = 0);
   uint32_t method(uint32_t klass, std::string_view name, std::string_view descriptor, int modifiers);
-  // A value of the java.lang.String pool.
-  uint32_t string(std::string_view text) { return strings_.intern(text); }
 
   // Adds the pool entries of `method` and everything it refers to that the current
   // output file does not hold yet. Keys are `key_base | id`.
   void write_method(uint32_t method, jfr::ConstantPools& out, uint32_t generation, uint64_t key_base);
-  void write_string(uint32_t string, jfr::ConstantPools& out, uint32_t generation, uint64_t key_base);
 
   size_t memory_bytes() const;
 
@@ -79,7 +75,6 @@ class JfrPools {
   void write_class(uint32_t id, jfr::ConstantPools& out, uint32_t generation, uint64_t key_base);
 
   Texts symbols_;
-  Texts strings_;
   std::vector<Package> packages_;
   std::unordered_map<uint32_t, uint32_t> package_ids_;  // name symbol -> package id
   std::vector<Class> classes_;

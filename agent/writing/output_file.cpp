@@ -50,6 +50,7 @@ void OutputFile::reset(const std::string& path, long pid, int64_t process_start_
   metadata_record_ = std::move(metadata_record);
   clock_ = clock;
   failed_ = false;
+  stopped_ = jfr::schema::kGrowing;
 }
 
 int OutputFile::claim(const std::string& path) {
@@ -125,11 +126,32 @@ bool OutputFile::fail(const char* what) {
   return false;
 }
 
-bool OutputFile::append(const jfr::ConstantPools& pools, const jfr::ByteBuffer& events, uint64_t now_ticks) {
-  if (failed_) return false;
+void OutputFile::cap_writer(uint64_t file_end, bool last) {
+  SizeLimit::Cap cap = limit_.cap(fd_, file_end, last);
+  writer_.cap_file_size(cap.end);
+  cap_by_ = cap.by;
+}
+
+// A limit stopped the file (what did not fit was not written, or was cut off again):
+// said once. Any other error, or one in the last append, ends the recording.
+bool OutputFile::stop_or_fail(const char* what, bool last) {
+  if (last) return failed_ = true, false;  // the line saying it stopped was written
+  if (errno != EFBIG && errno != ENOSPC && errno != EDQUOT) return fail(what);
+  stopped_ = errno == EFBIG && cap_by_ != jfr::schema::kGrowing ? cap_by_ : jfr::schema::kDiskNearlyFull;
+  unsigned long long size = writer_.ok() ? writer_.file_end() : 0;
+  log_line("%s stopped growing at %llu bytes: %s; recording stopped", path().c_str(), size,
+           jfr::schema::stop_reason_text(stopped_));
+  return false;
+}
+
+bool OutputFile::append(const jfr::ConstantPools& pools, const jfr::ByteBuffer& events, uint64_t now_ticks,
+                        bool last) {
+  if (failed_ || (stopped_ != jfr::schema::kGrowing && !last)) return false;
   if (fd_ < 0) {
     if (!open_file()) return failed_ = true, false;
-    if (!writer_.begin(fd_, metadata_record_, clock_)) return fail("cannot write");
+    off_t end = lseek(fd_, 0, SEEK_END);
+    cap_writer(end > 0 ? static_cast<uint64_t>(end) : 0, last);
+    if (!writer_.begin(fd_, metadata_record_, clock_)) return stop_or_fail("cannot write", last);
   } else if (!descriptor_is_ours()) {
     // The host closed or reused our descriptor number: continue on a fresh one.
     int fd = open_recording(path().c_str(), O_WRONLY, false);
@@ -137,7 +159,9 @@ bool OutputFile::append(const jfr::ConstantPools& pools, const jfr::ByteBuffer& 
     fd_ = fd;
     writer_.reattach(fd);
   }
-  if (!writer_.append(pools, events, now_ticks)) return fail("cannot write");
+  cap_writer(writer_.file_end(), last);
+  if (!writer_.append(pools, events, now_ticks)) return stop_or_fail("cannot write", last);
+  if (last) failed_ = true;
   return true;
 }
 

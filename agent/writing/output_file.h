@@ -4,14 +4,16 @@
 // instead), reopened if the host closed our descriptor (daemons close every fd),
 // and a complete JFR file after each append. Each process image (exec) appends a
 // chunk of its own: a file written since the process started is an earlier image's
-// recording and is kept; an older one is replaced. Needs no heap allocation once the
-// paths are set, so it can be used from a signal handler.
+// recording and is kept; an older one is replaced. It stops growing at its limits
+// (size_limit.h). Needs no heap allocation once the paths are set, so it can be used
+// from a signal handler.
 #pragma once
 
 #include <sys/types.h>
 
 #include <string>
 
+#include "agent/writing/size_limit.h"
 #include "formats/jfr/writing/chunk_writer.h"
 
 namespace nmprof {
@@ -22,8 +24,15 @@ class OutputFile {
   // pid and process_start_millis (wall clock) are the recording process's.
   void reset(const std::string& path, long pid, int64_t process_start_millis, jfr::ByteBuffer metadata_record,
              const jfr::ChunkClock& clock);
-  bool append(const jfr::ConstantPools& pools, const jfr::ByteBuffer& events, uint64_t now_ticks);
+  // Appends, unless that would take the file past a limit: then nothing is written,
+  // stopped_growing() says which limit, and one more, small append (`last`, the
+  // statistics saying so) may use the room kept for it. Nothing is written after it.
+  bool append(const jfr::ConstantPools& pools, const jfr::ByteBuffer& events, uint64_t now_ticks,
+              bool last = false);
   void close();
+  // 0: no limit of the user's (kept across reset()).
+  void limit_size(uint64_t max_bytes) { limit_.set_max_bytes(max_bytes); }
+  FileLimit stopped_growing() const { return stopped_; }
 
   // How many process images before this one (exec) wrote chunks to this file (or to
   // its pid-suffixed twin): their pool keys are taken. Call after reset().
@@ -40,6 +49,8 @@ class OutputFile {
   bool holds_earlier_image(int fd) const;
   unsigned chunks_of_earlier_images(const std::string& path) const;
   bool descriptor_is_ours() const;
+  void cap_writer(uint64_t file_end, bool last);
+  bool stop_or_fail(const char* what, bool last);
   bool fail(const char* what);
 
   std::string path_;
@@ -53,6 +64,9 @@ class OutputFile {
   dev_t device_ = 0;
   ino_t inode_ = 0;
   bool failed_ = false;
+  SizeLimit limit_;
+  FileLimit cap_by_ = jfr::schema::kGrowing;  // the limit the writer's cap comes from
+  FileLimit stopped_ = jfr::schema::kGrowing;
 };
 
 }  // namespace nmprof

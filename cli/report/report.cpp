@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cli/report/units.h"
+#include "formats/jfr/nmprof_schema.h"
 
 namespace nmprof::report {
 namespace {
@@ -44,6 +45,8 @@ std::vector<profile::Statistic> summed_statistics(const Profile& profile) {
         it->value = std::min(it->value, s.value);
       else if (s.name == "maxInterval")
         it->value = std::max(it->value, s.value);
+      else if (s.name == "stoppedGrowing")  // a reason, not a count: the first process's that has one
+        it->value = it->value ? it->value : s.value;
       else
         it->value += s.value;
     }
@@ -85,6 +88,8 @@ void add_notes(Report& r) {
                       " not tracked (the tracking table was full, raise --maxtracked): their frees were missed, so "
                       "live bytes are overstated: they lie between the agent's count of its tracked blocks and the "
                       "upper bound shown, and stacks ranked by live bytes include blocks that were freed");
+  if (const char* why = jfr::schema::stop_reason_text(static_cast<uint64_t>(statistic(r.statistics, "stoppedGrowing"))))
+    r.notes.push_back(std::string("the recording stopped growing (") + why + "): samples after that are missing");
 }
 
 // Process rows, the common sampling interval, and whether every sample had a weight.

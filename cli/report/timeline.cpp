@@ -1,6 +1,7 @@
 #include "cli/report/timeline.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 
@@ -11,11 +12,15 @@ std::optional<Timeline> timeline(const profile::TimeSeries& series, bool live, i
   if (end_nanos <= start_nanos || bins == 0 || series.empty()) return std::nullopt;
   Timeline t;
   t.start_nanos = start_nanos;
-  t.bin_nanos = std::max<int64_t>((end_nanos - start_nanos + static_cast<int64_t>(bins) - 1) / static_cast<int64_t>(bins), 1);
+  // Unsigned: a file's times may span the whole int64 range.
+  uint64_t span = static_cast<uint64_t>(end_nanos) - static_cast<uint64_t>(start_nanos);
+  t.bin_nanos = static_cast<int64_t>(std::max<uint64_t>(span / bins + (span % bins != 0), 1));
   t.allocated_bytes.assign(bins, 0);
   if (live) t.live_bytes.assign(bins, 0);
   auto bin_of = [&](int64_t time) {
-    return std::min(static_cast<size_t>(std::max<int64_t>(time - start_nanos, 0) / t.bin_nanos), bins - 1);
+    if (time <= start_nanos) return size_t{0};
+    uint64_t since_start = static_cast<uint64_t>(time) - static_cast<uint64_t>(start_nanos);
+    return static_cast<size_t>(std::min<uint64_t>(since_start / static_cast<uint64_t>(t.bin_nanos), bins - 1));
   };
   // Each bin of the series goes where its latest sample was taken (where it starts when
   // it has none); live bytes are summed in time order.
@@ -23,15 +28,15 @@ std::optional<Timeline> timeline(const profile::TimeSeries& series, bool live, i
   size_t next_bin = 0;
   for (size_t i = 0; i < series.bins().size(); i++) {
     const auto& b = series.bins()[i];
-    int64_t begins = series.start_nanos() + static_cast<int64_t>(i) * series.bin_nanos();
-    int64_t when = b.last_allocation != INT64_MIN ? b.last_allocation : begins;
+    int64_t when = b.last_allocation != INT64_MIN ? b.last_allocation : series.bin_start(i);
     size_t bin = bin_of(when);
     t.allocated_bytes[bin] += b.allocated;
     if (!live || (b.live_change == 0 && b.peak_rise == 0)) continue;
     for (; next_bin < bin; next_bin++) t.live_bytes[next_bin] = now;
     if (now + b.peak_rise > t.peak_live_bytes) {
       t.peak_live_bytes = now + b.peak_rise;
-      t.peak_live_nanos = std::max<int64_t>(when - start_nanos, 0);
+      t.peak_live_nanos =
+          when > start_nanos ? static_cast<int64_t>(static_cast<uint64_t>(when) - static_cast<uint64_t>(start_nanos)) : 0;
     }
     now += b.live_change;
   }
@@ -46,13 +51,16 @@ std::string sparkline(std::span<const double> values, size_t columns) {
   std::vector<double> means(columns, 0);  // each column the mean of its share of the values
   for (size_t c = 0; c < columns; c++) {
     size_t begin = c * values.size() / columns, end = (c + 1) * values.size() / columns;
-    for (size_t i = begin; i < end; i++) means[c] += values[i] / static_cast<double>(end - begin);
+    for (size_t i = begin; i < end; i++) {
+      if (std::isfinite(values[i])) means[c] += values[i] / static_cast<double>(end - begin);  // a damaged file's weights can overflow
+    }
   }
   double top = 0;
   for (double v : means) top = std::max(top, v);
   std::string line;
   for (double v : means) {
-    int level = top > 0 ? static_cast<int>(std::max(v, 0.0) / top * 7 + 0.5) : 0;
+    double share = top > 0 && std::isfinite(top) ? std::max(v, 0.0) / top : 0;
+    int level = std::isfinite(share) ? static_cast<int>(share * 7 + 0.5) : 0;
     line += kBars[std::clamp(level, 0, 7)];
   }
   return line;

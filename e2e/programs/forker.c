@@ -1,6 +1,7 @@
 // Process trees: the parent allocates, a forked child allocates and exits, and a
-// forked child execs this program again, which allocates too.
-//   forker tree | forker exec-child | forker fork-only
+// forked child execs this program again, which allocates too. "siblings": four
+// children forked one after the other allocate alike, as a server's workers do.
+//   forker tree | forker exec-child | forker fork-only | forker siblings
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,16 @@ int main(int argc, char** argv) {
     return 0;
   }
   parent_site();
+  if (argc == 2 && strcmp(argv[1], "siblings") == 0) {
+    for (int i = 0; i < 4; i++)
+      if (fork() == 0) {
+        fork_child_site();
+        exit(0);
+      }
+    while (wait(NULL) > 0) {
+    }
+    return 0;
+  }
   pid_t forked = fork();
   if (forked == 0) {
     fork_child_site();

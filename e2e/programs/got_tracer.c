@@ -2,8 +2,9 @@
 // rewrites the malloc, calloc, realloc and free GOT slots of every loaded library to
 // hooks that count calls and forward to one original per function: the first bound
 // slot's target (nmprof's hook when nmprof came first), else the dynamic linker's
-// answer. At exit it prints its count. Loaded with LD_PRELOAD (before nmprof) or
-// dlopen'd by the program (after).
+// answer. At exit it prints its count. Loaded with LD_PRELOAD (before nmprof),
+// dlopen'd by the program (after), or as a JVM agent (-agentpath, before or after
+// nmprof's).
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <elf.h>
@@ -118,6 +119,12 @@ __attribute__((constructor)) static void start_tracing(void) {
     if (!*hooks[i].original) *hooks[i].original = dlsym(RTLD_DEFAULT, hooks[i].name);
   patching = 1;
   dl_iterate_phdr(patch_module, (void*)start_tracing);
+}
+
+// A JVM agent needs nothing more than to say it started: the constructor patched.
+int Agent_OnLoad(void* vm, char* options, void* reserved) {
+  (void)vm, (void)options, (void)reserved;
+  return 0;
 }
 
 __attribute__((destructor)) static void report(void) {

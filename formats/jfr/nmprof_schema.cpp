@@ -140,7 +140,11 @@ Metadata build(std::span<const std::string> context_attributes) {
                     annotated(bytes("minInterval", "Lowest Interval"),
                               {description("The smallest mean sampling interval used (--rate adapts it)")}),
                     annotated(bytes("maxInterval", "Highest Interval"),
-                              {description("The largest mean sampling interval used (--rate adapts it)")})},
+                              {description("The largest mean sampling interval used (--rate adapts it)")}),
+                    annotated(field("stoppedGrowing", kLong, "Stopped Growing"),
+                              {description("Why the file stopped growing, later samples missing: 1 it reached "
+                                           "--max-size, 2 the disk was nearly full, 3 it reached the process's "
+                                           "file size limit; 0 it did not")})},
                    "Totals of the agent's own work, as of this event"));
   m.add(event_type(kModuleName, kModuleEvent, "Native Module",
                    {start_time(), field("name", kString, "Name"), field("path", kString, "Path")},
@@ -168,6 +172,15 @@ const char* frame_type_name(FrameTypeKey key) {
 }
 
 const char* allocator_name(AllocatorKey key) { return key == kZendMM ? "ZendMM" : "libc"; }
+
+const char* stop_reason_text(uint64_t reason) {
+  switch (reason) {
+    case kMaxSizeReached: return "it reached --max-size";
+    case kDiskNearlyFull: return "the disk was nearly full";
+    case kProcessFileLimit: return "it reached the process's file size limit (ulimit -f)";
+    default: return nullptr;
+  }
+}
 
 const Metadata& nmprof_metadata() {
   static const Metadata metadata = build({});

@@ -70,6 +70,17 @@ enum AllocatorKey : uint8_t {
 const char* allocator_name(AllocatorKey key);
 constexpr int kAllocatorCount = 2;
 
+// nmprof.Statistics' stoppedGrowing: why the file stopped growing (later samples are
+// missing from it).
+enum StopReason : uint8_t {
+  kGrowing = 0,
+  kMaxSizeReached = 1,     // --max-size
+  kDiskNearlyFull = 2,     // the host is left 1% of the disk, at most 64 MiB
+  kProcessFileLimit = 3,   // ulimit -f (writing past it would kill the process)
+};
+// "it reached --max-size", ...; null for kGrowing and unknown values.
+const char* stop_reason_text(uint64_t reason);
+
 // JVM access flag that marks native methods; nmprof gives it to native frames.
 constexpr int kAccNative = 0x100;
 

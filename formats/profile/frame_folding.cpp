@@ -9,7 +9,8 @@ const std::vector<FoldRule>& default_fold_rules() {
       {"^(os::(malloc|realloc|calloc|strdup)|AllocateHeap|ReallocateHeap|"
        "MallocTracker::|Arena::|ChunkPool::)",
        "HotSpot's allocation wrappers"},
-      {"^(Java_|JNI_|jni_|JVM_|Unsafe_)", "JNI glue: native halves of Java methods and JVM entry points"},
+      {"^Java_(java|jdk|sun|com_sun)_", "JNI glue: native halves of the JDK's own Java methods"},
+      {"^(JNI_|jni_|JVM_|Unsafe_)", "JVM entry points (in libjvm.so only)", "libjvm.so"},
       {"^(deflateInit2?_|inflateInit2?_|zcalloc)$", "zlib's allocation entry points (used by java.util.zip)"},
       {"^(_?Py(Object|Mem)_(Raw)?(Malloc|Calloc|Realloc)|_PyObject_|_PyMem_|pymalloc_)", "CPython's allocators"},
       {"^(__zend_(malloc|calloc|realloc)|_?e(m|c|re)alloc|_safe_e?(m|re)alloc|zend_mm_)", "PHP's Zend allocator"},
@@ -39,11 +40,13 @@ FrameFolder::FrameFolder(bool defaults, const std::vector<std::string>& extra_pa
     for (const auto& rule : default_fold_rules()) {
       rules_.emplace_back(rule.pattern, std::regex::ECMAScript | std::regex::optimize);
       user_rule_.push_back(false);
+      library_.push_back(rule.library);
     }
   }
   for (const auto& pattern : extra_patterns) {
     rules_.emplace_back(pattern, std::regex::ECMAScript | std::regex::optimize);
     user_rule_.push_back(true);
+    library_.push_back(nullptr);
   }
 }
 
@@ -51,7 +54,9 @@ bool FrameFolder::folds(const Frame& frame) const {
   bool runtime = is_runtime_frame(frame.kind);
   std::string name = fold_name(frame);
   for (size_t i = 0; i < rules_.size(); i++)
-    if ((user_rule_[i] || !runtime) && std::regex_search(name, rules_[i])) return true;
+    if ((user_rule_[i] || !runtime) && (!library_[i] || frame.container == library_[i]) &&
+        std::regex_search(name, rules_[i]))
+      return true;
   return false;
 }
 

@@ -16,6 +16,9 @@ namespace nmprof::profile {
 struct FoldRule {
   const char* pattern;  // ECMAScript regex, searched in the frame's name
   const char* what;     // what it folds, for the documentation
+  // When set, only native frames of this library (its basename) are folded: a
+  // user's own function may share a runtime's prefix (jni_site, JVM_helper).
+  const char* library = nullptr;
 };
 
 // nmprof's default rules, in the order they are documented.
@@ -38,6 +41,7 @@ class FrameFolder {
  private:
   std::vector<std::regex> rules_;
   std::vector<bool> user_rule_;  // the user's rules also apply to Java and PHP frames
+  std::vector<const char*> library_;
 };
 
 }  // namespace nmprof::profile

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <mutex>
 #include <random>
 #include <thread>
 #include <unordered_map>
@@ -18,22 +17,50 @@ LiveHeap::Block block(uintptr_t address, uint64_t size = 100, float weight = 2.0
 
 uintptr_t address_of(uint64_t i) { return 0x7f0000000000ull + i * 48; }
 
+constexpr int kSelf = 1;  // the thread id the heap's locks are taken with
+
 class LiveHeapTest : public ::testing::Test {
  protected:
   void TearDown() override { heap.clear(); }  // the filter is shared by every LiveHeap
   LiveHeap heap{1 << 20};
 };
 
+TEST_F(LiveHeapTest, ForgetsEveryBlockOfOneAllocatorAndKeepsTheOthers) {
+  // Enough blocks that removals shift others back across the table, its end included.
+  std::unordered_map<uintptr_t, uint8_t> allocator_of;
+  for (uint64_t i = 0; i < 5000; i++) {
+    LiveHeap::Block b = block(address_of(i));
+    b.allocator = i % 3 == 0 ? 1 : 0;
+    ASSERT_TRUE(heap.insert(b, kSelf));
+    allocator_of[b.address] = b.allocator;
+  }
+  ASSERT_TRUE(heap.insert(block(address_of(0)), kSelf));  // the same address again, now of allocator 0
+  allocator_of[address_of(0)] = 0;
+  size_t ones = 0;
+  for (const auto& [address, allocator] : allocator_of) ones += allocator == 1;
+  EXPECT_EQ(heap.blocks_of(1), ones);
+  std::vector<uintptr_t> forgotten;
+  heap.remove_all_of(1, kSelf, [&](uintptr_t address) { forgotten.push_back(address); });
+  EXPECT_EQ(forgotten.size(), ones);
+  for (uintptr_t address : forgotten) EXPECT_EQ(allocator_of[address], 1);
+  EXPECT_EQ(heap.blocks_of(1), 0u);
+  EXPECT_EQ(heap.blocks(), allocator_of.size() - ones);
+  LiveHeap::Block out;
+  for (const auto& [address, allocator] : allocator_of)
+    EXPECT_EQ(heap.remove(address, &out, kSelf), allocator == 0) << address;
+  EXPECT_EQ(heap.blocks_of(0), 0u);
+}
+
 TEST_F(LiveHeapTest, TracksUntilRemoved) {
-  ASSERT_TRUE(heap.insert(block(0x1000, 64, 3.0f)));
+  ASSERT_TRUE(heap.insert(block(0x1000, 64, 3.0f), kSelf));
   EXPECT_TRUE(LiveHeap::maybe_tracked(reinterpret_cast<void*>(0x1000)));
   EXPECT_DOUBLE_EQ(heap.live_bytes(), 192.0);
   LiveHeap::Block out;
-  EXPECT_FALSE(heap.remove(0x2000, &out));
-  ASSERT_TRUE(heap.remove(0x1000, &out));
+  EXPECT_FALSE(heap.remove(0x2000, &out, kSelf));
+  ASSERT_TRUE(heap.remove(0x1000, &out, kSelf));
   EXPECT_EQ(out.size, 64u);
   EXPECT_EQ(out.stack, 7u);
-  EXPECT_FALSE(heap.remove(0x1000, &out));
+  EXPECT_FALSE(heap.remove(0x1000, &out, kSelf));
   EXPECT_FALSE(LiveHeap::maybe_tracked(reinterpret_cast<void*>(0x1000)));
   EXPECT_EQ(heap.blocks(), 0u);
   EXPECT_DOUBLE_EQ(heap.live_bytes(), 0.0);
@@ -46,11 +73,11 @@ TEST_F(LiveHeapTest, MatchesAReferenceMapUnderRandomChurn) {
     uintptr_t a = address_of(rng() % 50000);
     if (rng() % 2) {
       uint64_t size = 1 + rng() % 1000;
-      ASSERT_TRUE(heap.insert(block(a, size)));
+      ASSERT_TRUE(heap.insert(block(a, size), kSelf));
       reference[a] = size;
     } else {
       LiveHeap::Block out;
-      bool removed = heap.remove(a, &out);
+      bool removed = heap.remove(a, &out, kSelf);
       ASSERT_EQ(removed, reference.count(a) == 1) << step;
       if (removed) {
         EXPECT_EQ(out.size, reference[a]);
@@ -62,14 +89,14 @@ TEST_F(LiveHeapTest, MatchesAReferenceMapUnderRandomChurn) {
   for (const auto& [a, size] : reference) {
     ASSERT_TRUE(LiveHeap::maybe_tracked(reinterpret_cast<void*>(a)));
     LiveHeap::Block out;
-    ASSERT_TRUE(heap.remove(a, &out));
+    ASSERT_TRUE(heap.remove(a, &out, kSelf));
     EXPECT_EQ(out.size, size);
   }
   EXPECT_EQ(heap.blocks(), 0u);
 }
 
 TEST_F(LiveHeapTest, FilterIsMostlyNegativeForUntrackedAddresses) {
-  for (uint64_t i = 0; i < 10000; i++) ASSERT_TRUE(heap.insert(block(address_of(i))));
+  for (uint64_t i = 0; i < 10000; i++) ASSERT_TRUE(heap.insert(block(address_of(i)), kSelf));
   int false_positives = 0;
   for (uint64_t i = 10000; i < 110000; i++) false_positives += LiveHeap::maybe_tracked(reinterpret_cast<void*>(address_of(i)));
   // 10,000 blocks in 2^21 buckets: about 0.5% of other addresses share a bucket.
@@ -78,23 +105,23 @@ TEST_F(LiveHeapTest, FilterIsMostlyNegativeForUntrackedAddresses) {
 
 TEST(LiveHeapCap, CountsWhatItCannotTrack) {
   LiveHeap heap(100);
-  for (uint64_t i = 0; i < 150; i++) heap.insert(block(address_of(i)));
+  for (uint64_t i = 0; i < 150; i++) heap.insert(block(address_of(i)), kSelf);
   EXPECT_EQ(heap.blocks(), 100u);
   EXPECT_EQ(heap.untracked(), 50u);
   LiveHeap::Block out;
-  EXPECT_TRUE(heap.remove(address_of(5), &out));
-  EXPECT_TRUE(heap.insert(block(address_of(1000))));
+  EXPECT_TRUE(heap.remove(address_of(5), &out, kSelf));
+  EXPECT_TRUE(heap.insert(block(address_of(1000)), kSelf));
   EXPECT_EQ(heap.untracked(), 50u);
   EXPECT_GT(heap.memory_bytes(), 0u);
   heap.clear();
 }
 
-// Writers insert and remove under a lock (as the recorder does) while readers ask the
-// filter without one (as free() does): a tracked block must never look untracked.
+// Writers insert and remove concurrently (as sampling and freeing threads do) while
+// readers ask the filter without a lock (as free() does): a tracked block must never
+// look untracked, and the heap's count must match what is left.
 TEST_F(LiveHeapTest, FilterHasNoFalseNegativesUnderConcurrentChurn) {
   const uint64_t kStable = 2000;
-  for (uint64_t i = 0; i < kStable; i++) ASSERT_TRUE(heap.insert(block(address_of(i))));
-  std::mutex lock;
+  for (uint64_t i = 0; i < kStable; i++) ASSERT_TRUE(heap.insert(block(address_of(i)), kSelf));
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> misses{0};
   std::vector<std::thread> threads;
@@ -103,9 +130,8 @@ TEST_F(LiveHeapTest, FilterHasNoFalseNegativesUnderConcurrentChurn) {
       std::mt19937_64 rng(w);
       for (int step = 0; step < 200000; step++) {
         uintptr_t a = address_of(kStable + w * 100000 + rng() % 5000);
-        std::lock_guard<std::mutex> guard(lock);
         LiveHeap::Block out;
-        if (!heap.remove(a, &out)) heap.insert(block(a));
+        if (!heap.remove(a, &out, w + 1)) heap.insert(block(a), w + 1);
       }
     });
   }
@@ -123,14 +149,22 @@ TEST_F(LiveHeapTest, FilterHasNoFalseNegativesUnderConcurrentChurn) {
   threads[2].join();
   threads[3].join();
   EXPECT_EQ(misses.load(), 0u);
+  size_t left = heap.blocks();
   for (uint64_t i = 0; i < kStable; i++) {
     LiveHeap::Block out;
-    ASSERT_TRUE(heap.remove(address_of(i), &out)) << i;
+    ASSERT_TRUE(heap.remove(address_of(i), &out, kSelf)) << i;
   }
+  size_t churned = 0;
+  for (uint64_t a = 0; a < 2 * 100000 + 5000; a++) {
+    LiveHeap::Block out;
+    churned += heap.remove(address_of(kStable + a), &out, kSelf);
+  }
+  EXPECT_EQ(left, kStable + churned);
+  EXPECT_EQ(heap.blocks(), 0u);
 }
 
 TEST_F(LiveHeapTest, ClearForgetsEverything) {
-  for (uint64_t i = 0; i < 1000; i++) heap.insert(block(address_of(i)));
+  for (uint64_t i = 0; i < 1000; i++) heap.insert(block(address_of(i)), kSelf);
   heap.clear();
   EXPECT_EQ(heap.blocks(), 0u);
   for (uint64_t i = 0; i < 1000; i++) ASSERT_FALSE(LiveHeap::maybe_tracked(reinterpret_cast<void*>(address_of(i))));

@@ -85,6 +85,19 @@ TEST(AgentOptions, LiveTrackingOptions) {
   EXPECT_TRUE(parse_agent_options("maxtracked=12x", o));
 }
 
+TEST(AgentOptions, MaxSizeIsASizeOfAtLeast64k) {
+  AgentOptions o;
+  EXPECT_EQ(o.max_size, 0u);
+  EXPECT_FALSE(parse_agent_options("maxsize=100m", o));
+  EXPECT_EQ(o.max_size, 100u << 20);
+  EXPECT_FALSE(parse_agent_options("maxsize=0", o));
+  EXPECT_EQ(o.max_size, 0u);
+  auto error = parse_agent_options("maxsize=1k", o);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("at least 64k"), std::string::npos) << *error;
+  EXPECT_TRUE(parse_agent_options("maxsize=lots", o));
+}
+
 TEST(AgentOptions, RateIsACountOfSamplesPerSecond) {
   AgentOptions o;
   EXPECT_EQ(o.rate, 0u);
@@ -112,6 +125,7 @@ TEST(AgentOptions, FormatParsesBack) {
   o.live = false;
   o.max_tracked = 77;
   o.rate = 250;
+  o.max_size = 3 << 20;
   o.file = "/out/a,b-%p.jfr";
   o.tags = {{"service", "shop"}, {"build", "a=b"}, {"teams", "a,b"}};
   o.context_attributes = {"route", "tenant_id"};
@@ -123,6 +137,7 @@ TEST(AgentOptions, FormatParsesBack) {
   EXPECT_EQ(back.live, o.live);
   EXPECT_EQ(back.max_tracked, o.max_tracked);
   EXPECT_EQ(back.rate, o.rate);
+  EXPECT_EQ(back.max_size, o.max_size);
   EXPECT_EQ(back.tags, o.tags);
   EXPECT_EQ(back.context_attributes, o.context_attributes);
 }

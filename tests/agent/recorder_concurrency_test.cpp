@@ -1,8 +1,10 @@
-// The recorder, its stack table and the live-heap filter driven by many threads at
-// once the way the hooks drive them: sampled allocations, frees through the lock-free
-// filter, realloc's take/settle, flushes and status queries. The recording read back
-// must hold every sample and every free of a tracked block. Built with
-// -DNMPROF_SANITIZE=thread, ThreadSanitizer checks the same run for data races.
+// The recorder, its stripes, its stack table and the live heap driven by many threads
+// at once the way the hooks drive them: sampled allocations, frees through the
+// lock-free filter, realloc's take/settle, with threads that start and exit, while
+// the recorder's writer thread writes and other threads flush and ask for status (as
+// exit paths and `attach status` do). The recording read back must hold every sample
+// and every free of a tracked block. Built with -DNMPROF_SANITIZE=thread,
+// ThreadSanitizer checks the same run for data races.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -25,6 +27,7 @@ namespace nmprof {
 namespace {
 
 constexpr int kThreads = 4;
+constexpr int kShortLivedThreads = 24;  // started and ended while the others run
 constexpr int kAllocationsPerThread = 3000;
 constexpr int kDistinctStacks = 50;  // per thread, so that threads share some and add others
 
@@ -39,12 +42,12 @@ class NumberedFrames : public FrameResolver {
 
 // One host thread: allocates with a few recurring stacks, frees about half of its
 // blocks (through the filter, as the free hook does) and reallocs some.
-void host_thread(Recorder& recorder, int index) {
+void host_thread(Recorder& recorder, int index, int allocations) {
   ThreadState& t = t_state;
   CallFrame frames[8];
   std::mt19937 random(index);
   std::vector<uintptr_t> live;
-  for (int i = 0; i < kAllocationsPerThread; ++i) {
+  for (int i = 0; i < allocations; ++i) {
     CallStack stack{frames, 8};
     int shape = static_cast<int>(random() % kDistinctStacks) + (index % 2) * kDistinctStacks;
     for (int depth = 0; depth <= shape % 8; ++depth) stack.push(CallFrame{uint64_t(0x1000 + shape * 16 + depth), 0, 0, false});
@@ -83,7 +86,15 @@ TEST(RecorderConcurrency, KeepsEverySampleAndFreeOfManyThreads) {
     }
   });
   std::vector<std::thread> hosts;
-  for (int i = 0; i < kThreads; ++i) hosts.emplace_back(host_thread, std::ref(recorder), i);
+  for (int i = 0; i < kThreads; ++i) hosts.emplace_back(host_thread, std::ref(recorder), i, kAllocationsPerThread);
+  // Short-lived threads, a few at a time: what they recorded must outlive them.
+  int short_lived_allocations = kAllocationsPerThread / 10;
+  for (int i = 0; i < kShortLivedThreads; i += 2) {
+    std::thread a(host_thread, std::ref(recorder), kThreads + i, short_lived_allocations);
+    std::thread b(host_thread, std::ref(recorder), kThreads + i + 1, short_lived_allocations);
+    a.join();
+    b.join();
+  }
   for (std::thread& host : hosts) host.join();
   done = true;
   flusher.join();
@@ -99,7 +110,8 @@ TEST(RecorderConcurrency, KeepsEverySampleAndFreeOfManyThreads) {
     allocated.add(a.allocated);
     live.add(a.live);
   }
-  EXPECT_EQ(allocated.samples, kThreads * kAllocationsPerThread);
+  EXPECT_EQ(status.samples, allocated.samples);
+  EXPECT_EQ(allocated.samples, uint64_t(kThreads * kAllocationsPerThread + kShortLivedThreads * short_lived_allocations));
   // Every block not freed is still tracked, and every free that was tracked was written.
   EXPECT_EQ(profile.matched_frees() + status.tracked_blocks, allocated.samples);
   EXPECT_EQ(profile.unmatched_frees(), 0u);

@@ -32,8 +32,10 @@ using test::TestJvm;
 
 constexpr const char* kWarning = "WARNING: A JVM TI agent has been loaded dynamically";
 
-// Generous for slow CI machines; the timeout tests use short ones.
-const AttachTimeouts kTimeouts{10s, 20s};
+// Generous for slow CI machines and for machines running many test suites at once
+// (a fresh JVM competing for the CPU can take seconds to start its listener); the
+// timeout tests use short ones.
+const AttachTimeouts kTimeouts{30s, 60s};
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
@@ -212,21 +214,38 @@ TEST(Jep451, EnableDynamicAgentLoadingOnTheCommandLineAvoidsTheWarning) {
   EXPECT_LACKS(jvm->stderr_text(), kWarning);
 }
 
+// Waits until `pid` is stopped (state T): kill() only queues SIGSTOP.
+bool wait_until_stopped(pid_t pid) {
+  for (int i = 0; i < 1000; i++) {
+    std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+    size_t end_of_name = stat.rfind(')');
+    if (end_of_name != std::string::npos && stat.compare(end_of_name + 2, 1, "T") == 0) return true;
+    std::this_thread::sleep_for(5ms);
+  }
+  return false;
+}
+
 TEST(AttachTimeouts, ReplyTimeoutWhenTheJvmDoesNotAnswer) {
   std::string error;
   TestJvm* jvm = test::shared_jvm(17, error);
   ASSERT_TRUE(jvm) << error;
+  // The listener runs (asked with patience: a loaded machine may take longer than
+  // 300 ms to answer): connect succeeds below, only the reply never comes.
+  auto patient = HotSpotVm::find(jvm->pid(), kTimeouts);
+  ASSERT_TRUE(patient) << patient.error().message;
+  ASSERT_TRUE(patient->jcmd("VM.uptime"));
   auto vm = HotSpotVm::find(jvm->pid(), {10s, 300ms});
   ASSERT_TRUE(vm) << vm.error().message;
-  ASSERT_TRUE(vm->jcmd("VM.uptime"));  // the listener runs: connect succeeds, the reply never comes
 
   ASSERT_EQ(kill(jvm->pid(), SIGSTOP), 0);
+  bool stopped_in_time = wait_until_stopped(jvm->pid());
   auto stopped = vm->jcmd("VM.uptime");
   kill(jvm->pid(), SIGCONT);
+  ASSERT_TRUE(stopped_in_time);
   ASSERT_FALSE(stopped);
   EXPECT_CONTAINS(stopped.error().message, "did not answer the 'jcmd VM.uptime' request within 300 ms");
 
-  auto again = HotSpotVm::find(jvm->pid(), kTimeouts)->jcmd("VM.uptime");
+  auto again = patient->jcmd("VM.uptime");
   EXPECT_TRUE(again) << again.error().message;
 }
 

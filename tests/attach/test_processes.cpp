@@ -165,7 +165,7 @@ std::unique_ptr<TestJvm> TestJvm::start(const JvmLaunch& launch, std::string& er
   }
   std::unique_ptr<TestJvm> jvm(new TestJvm(child, n == sizeof value ? value : child, output));
 
-  auto deadline = std::chrono::steady_clock::now() + 30s;
+  auto deadline = std::chrono::steady_clock::now() + 60s;  // a loaded machine starts JVMs slowly
   while (jvm->stdout_text().find("ready\n") == std::string::npos) {
     if (jvm->reaped() || std::chrono::steady_clock::now() > deadline) {
       error = "the JVM did not start: " + jvm->stderr_text();

@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -86,6 +87,17 @@ Seen read_all(std::span<const uint8_t> bytes) {
 Seen read_all(const std::string& path) {
   auto bytes = testing::read_file(path);
   return read_all(bytes);
+}
+
+// A file may hold any float where an integer is read (found by fuzzing the report).
+TEST(Value, AFloatReadAsAnIntegerIsClampedToItsRange) {
+  volatile double as_read[] = {1e30, -4.6e29, std::nan(""), -2.9};  // not folded by the compiler
+  const int64_t expected[] = {INT64_MAX, INT64_MIN, 0, -2};
+  for (size_t i = 0; i < 4; i++) {
+    Value v;
+    v.set_float(as_read[i]);
+    EXPECT_EQ(v.integer(), expected[i]) << as_read[i];
+  }
 }
 
 TEST(MetadataReader, ReadsBackEveryDeclarationTheWriterEncodes) {

@@ -1,6 +1,9 @@
 // The report's views built from a hand-made profile: timeline, peek, filters (issue 17).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "cli/report/aggregation.h"
 #include "cli/report/peek.h"
 #include "cli/report/report.h"
@@ -51,6 +54,28 @@ TEST(Timeline, SeriesBinsWidenToTakeEarlierAndLaterEvents) {
   EXPECT_EQ(live, 20);
   EXPECT_LE(series.start_nanos(), 1 * kS);
   EXPECT_GE(series.start_nanos() + series.bin_nanos() * static_cast<int64_t>(profile::TimeSeries::kBins), 901 * kS);
+}
+
+TEST(Timeline, DamagedFilesOverflowingValuesAndTimesStillDrawALine) {
+  // Found by the report fuzzer: weights that overflow to infinity made a NaN bar level.
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> values = {inf, 1, std::nan(""), -inf, 2, inf};
+  EXPECT_EQ(sparkline(values, 6).size(), 6 * 3u);
+  EXPECT_EQ(sparkline(values, 2).size(), 2 * 3u);
+  std::vector<double> huge = {std::numeric_limits<double>::max(), std::numeric_limits<double>::max()};
+  EXPECT_EQ(sparkline(huge, 1), "\u2588");
+
+  ProfileMaker m;
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min(), kMax = std::numeric_limits<int64_t>::max();
+  uint32_t p = m.process(1, kMin, kMax);
+  uint32_t s = m.stack({"fill", "main"});
+  m.alloc(p, s, kMin, 0x10, 1000);
+  m.alloc(p, s, kMax, 0x20, 3000);
+  auto t = timeline(m.profile.time_series(), true, kMin, kMax, 10);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->allocated_bytes.front(), 1000);
+  EXPECT_EQ(t->allocated_bytes.back(), 3000);
+  EXPECT_EQ(t->peak_live_bytes, 4000);
 }
 
 TEST(Peek, CallersAndCalleesOfOneFunctionWithTheirBytes) {

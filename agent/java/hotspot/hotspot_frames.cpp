@@ -1,6 +1,7 @@
 #include "agent/java/hotspot/hotspot_frames.h"
 
 #include "agent/java/hotspot/checked_memory.h"
+#include "agent/java/jni_exception.h"
 #include "agent/java/hotspot/vm_structs.h"
 #include "formats/jfr/nmprof_schema.h"
 
@@ -12,17 +13,14 @@ using jfr::schema::FrameTypeKey;
 // The JavaThread of the calling thread: java.lang.Thread.eetop holds it.
 uintptr_t current_java_thread(JNIEnv* env) {
   jclass thread_class = env->FindClass("java/lang/Thread");
-  jmethodID current = thread_class ? env->GetStaticMethodID(thread_class, "currentThread", "()Ljava/lang/Thread;")
-                                   : nullptr;
-  jfieldID eetop = thread_class ? env->GetFieldID(thread_class, "eetop", "J") : nullptr;
-  jobject thread = current && eetop ? env->CallStaticObjectMethod(thread_class, current) : nullptr;
-  jlong java_thread = thread ? env->GetLongField(thread, eetop) : 0;
-  if (env->ExceptionCheck()) {
-    env->ExceptionClear();
-    java_thread = 0;
-  }
+  if (jni_threw(env) || !thread_class) return 0;
+  jlong java_thread = 0;
+  jmethodID current = env->GetStaticMethodID(thread_class, "currentThread", "()Ljava/lang/Thread;");
+  jfieldID eetop = jni_threw(env) || !current ? nullptr : env->GetFieldID(thread_class, "eetop", "J");
+  jobject thread = jni_threw(env) || !eetop ? nullptr : env->CallStaticObjectMethod(thread_class, current);
+  if (!jni_threw(env) && thread) java_thread = env->GetLongField(thread, eetop);
   if (thread) env->DeleteLocalRef(thread);
-  if (thread_class) env->DeleteLocalRef(thread_class);
+  env->DeleteLocalRef(thread_class);
   return static_cast<uintptr_t>(java_thread);
 }
 

@@ -19,8 +19,9 @@ class Value {
   Kind kind() const { return kind_; }
   bool is_null() const { return kind_ == Kind::Null; }
 
-  // Integer (booleans are 0/1), or a Float truncated; 0 otherwise.
-  int64_t integer() const { return kind_ == Kind::Float ? static_cast<int64_t>(float_) : integer_; }
+  // Integer (booleans are 0/1), or a Float truncated (clamped to int64_t's range, NaN
+  // as 0: a file may hold any float); 0 otherwise.
+  int64_t integer() const { return kind_ == Kind::Float ? truncated(float_) : integer_; }
   // Float, or an Integer converted; 0 otherwise.
   double number() const { return kind_ == Kind::Float ? float_ : static_cast<double>(integer_); }
   // String; empty otherwise.
@@ -72,6 +73,12 @@ class Value {
   }
 
  private:
+  static int64_t truncated(double v) {
+    if (!(v == v)) return 0;
+    if (v >= 0x1p63) return INT64_MAX;
+    if (v < -0x1p63) return INT64_MIN;
+    return static_cast<int64_t>(v);
+  }
   int field_slot(std::string_view name) const;
   // Keeps string and element storage allocated so a reused value decodes without allocating.
   void reset(Kind kind) {

@@ -32,11 +32,16 @@ bool ByteBuffer::grow(size_t needed) {
   if (!ok_) return false;
   size_t capacity = capacity_ ? capacity_ : 4096;
   while (capacity < needed) capacity *= 2;
-  void* p = data_ ? mremap(data_, capacity_, capacity, MREMAP_MAYMOVE)
-                  : mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  // A new mapping and a copy, not mremap: ThreadSanitizer does not follow memory that
+  // mremap moves, and takes the next thread to map those addresses for a racing one.
+  void* p = mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) {
     ok_ = false;
     return false;
+  }
+  if (data_) {
+    memcpy(p, data_, size_);
+    munmap(data_, capacity_);
   }
   data_ = static_cast<uint8_t*>(p);
   capacity_ = capacity;

@@ -4,7 +4,25 @@
 
 #include <cerrno>
 
+#include "formats/jfr/varint.h"
+
 namespace nmprof::jfr {
+namespace {
+
+// How many bytes of `events` (whole records, each led by its size) fit in `room`.
+size_t whole_records(const ByteBuffer& events, uint64_t room) {
+  const uint8_t* begin = events.data();
+  const uint8_t* end = begin + events.size();
+  size_t length = 0;
+  for (uint64_t size; length < events.size(); length += size) {
+    if (decode_varint(begin + length, end, size) == 0 || size == 0 || size > room - length ||
+        size > events.size() - length)
+      break;
+  }
+  return length;
+}
+
+}  // namespace
 
 bool ChunkWriter::begin(int fd, const ByteBuffer& metadata_record, const ChunkClock& clock) {
   fd_ = fd;
@@ -15,6 +33,8 @@ bool ChunkWriter::begin(int fd, const ByteBuffer& metadata_record, const ChunkCl
   size_ = 0;
   committed_ = 0;
   last_checkpoint_ = 0;
+  committed_checkpoint_ = 0;
+  if (!fits(kChunkHeaderSize + metadata_record.size())) return ok_ = false;
   ok_ = true;
 
   uint8_t placeholder[kChunkHeaderSize] = {};  // patched below
@@ -33,25 +53,48 @@ bool ChunkWriter::begin(int fd, const Metadata& metadata, const ChunkClock& cloc
 
 bool ChunkWriter::append(const ConstantPools& pools, const ByteBuffer& events, uint64_t now_ticks) {
   if (!ok_) return false;
+  scratch_.clear();
   if (!pools.empty()) {
-    scratch_.clear();
     int64_t delta = last_checkpoint_ ? static_cast<int64_t>(last_checkpoint_) - static_cast<int64_t>(size_) : 0;
-    uint64_t at = size_;
     pools.encode_checkpoint(scratch_, now_ticks, delta);
+  }
+  // Past the cap: the pools and the events that still fit, then EFBIG.
+  size_t length = events.size();
+  if (!fits(scratch_.size() + length)) {
+    if (!fits(scratch_.size())) return false;
+    length = whole_records(events, cap_ - file_end() - scratch_.size());
+  }
+  if (!pools.empty()) {
+    uint64_t at = size_;
     if (!scratch_.ok() || !write_all(scratch_.data(), scratch_.size())) return cut_back();
     last_checkpoint_ = at;
   }
-  if (!events.ok() || !write_all(events.data(), events.size())) return cut_back();
-  return patch_header(now_ticks) || cut_back();
+  if (!events.ok() || !write_all(events.data(), length)) return cut_back();
+  if (!patch_header(now_ticks)) return cut_back();
+  if (length == events.size()) return true;
+  errno = EFBIG;
+  return false;
+}
+
+bool ChunkWriter::fits(uint64_t bytes) const {
+  if (chunk_start_ + size_ + bytes <= cap_) return true;
+  errno = EFBIG;
+  return false;
 }
 
 // Drops what the header does not cover (the whole chunk if it has no header yet),
-// keeping errno for the caller's message.
+// keeping errno for the caller's message. The chunk is then what its header says,
+// and appends may go on.
 bool ChunkWriter::cut_back() {
   int error = errno;
-  if (ftruncate(fd_, static_cast<off_t>(chunk_start_ + committed_)) == 0) size_ = committed_;
+  if (ftruncate(fd_, static_cast<off_t>(chunk_start_ + committed_)) == 0 && committed_ > 0) {
+    size_ = committed_;
+    last_checkpoint_ = committed_checkpoint_;
+  } else {
+    ok_ = false;
+  }
   errno = error;
-  return ok_ = false;
+  return false;
 }
 
 bool ChunkWriter::write_all(const void* p, size_t n) {
@@ -88,6 +131,7 @@ bool ChunkWriter::patch_header(uint64_t now_ticks) {
     ssize_t w = pwrite(fd_, h, sizeof h, static_cast<off_t>(chunk_start_));
     if (w == static_cast<ssize_t>(sizeof h)) {
       committed_ = size_;
+      committed_checkpoint_ = last_checkpoint_;
       return true;
     }
     if (w < 0 && errno == EINTR) continue;

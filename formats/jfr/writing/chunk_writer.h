@@ -2,7 +2,8 @@
 // complete, valid recording (the header is patched to cover everything written), so
 // a process that dies between appends loses only what it had not appended yet. A
 // write that fails (a full disk) is cut off again: the file stays the recording of
-// the appends before it.
+// the appends before it, and a smaller append may still follow. An append that
+// would take the file past its cap writes only the whole events that fit.
 #pragma once
 
 #include <cstddef>
@@ -31,6 +32,11 @@ class ChunkWriter {
   bool begin(int fd, const Metadata& metadata, const ChunkClock& clock);
   // Continues on another descriptor of the same file (after the host closed ours).
   void reattach(int fd) { fd_ = fd; }
+  // The file offset no begin() or append() may write past: they return false with
+  // errno EFBIG instead; begin() writes nothing then, append() the pools and the
+  // events that fit (nothing if the pools do not).
+  void cap_file_size(uint64_t end) { cap_ = end; }
+  uint64_t file_end() const { return chunk_start_ + size_; }
   // Writes a checkpoint with `pools` (when not empty) followed by `events` (encoded
   // records), then patches the header. now_ticks sets the chunk's duration.
   bool append(const ConstantPools& pools, const ByteBuffer& events, uint64_t now_ticks);
@@ -38,6 +44,7 @@ class ChunkWriter {
   uint64_t bytes_written() const { return size_; }
 
  private:
+  bool fits(uint64_t bytes) const;
   bool write_all(const void* p, size_t n);
   bool patch_header(uint64_t now_ticks);
   bool cut_back();
@@ -49,6 +56,8 @@ class ChunkWriter {
   uint64_t committed_ = 0;    // of which the header covers (0: no header yet)
   uint64_t metadata_offset_ = 0;
   uint64_t last_checkpoint_ = 0;  // offset within the chunk, 0 = none yet
+  uint64_t committed_checkpoint_ = 0;  // the one the header names
+  uint64_t cap_ = UINT64_MAX;
   ChunkClock clock_{};
   ByteBuffer scratch_;
 };

@@ -1,0 +1,26 @@
+// The agent's background writer thread, as little visible to the host as a thread
+// can be: created on a sample once the host has threads of its own (recorder.cpp
+// says why not before), detached, named
+// "nmprof writer", with every signal blocked (glibc's own set*id signal still
+// reaches it, so setuid() in the host keeps working), never cancelled (nobody else
+// has its handle), and gone at exec. A host whose main thread calls pthread_exit()
+// would wait for it forever: the thread ends when it is the only one left, and
+// glibc then ends the process as the host's last thread would have (exit(0)).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace nmprof {
+
+// Starts body(arg) on the writer thread; false (nothing started) if the system
+// refuses a thread.
+bool start_writer_thread(void* (*body)(void*), void* arg);
+// Whether the calling thread is the last of the process (false when unknown).
+bool only_thread_left();
+
+// Sleeping on and waking an atomic word, without a lock (async-signal-safe).
+void wait_while(const std::atomic<uint32_t>& word, uint32_t value, int timeout_ms);
+void wake_all(std::atomic<uint32_t>& word);
+
+}  // namespace nmprof

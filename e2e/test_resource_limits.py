@@ -1,0 +1,146 @@
+"""The recording stops growing at its limits and says so, and the program runs on as
+it does without nmprof: --max-size (run and the agent's option), a disk that fills up,
+and a working directory the program cannot write."""
+
+import contextlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from conftest import JDK17, jfr_events, jfr_tool, nmprof_path, run
+from test_attach import Target
+
+# One thread, 100000 small allocations all sampled (--nativemem 0): about 2 MB of
+# recording without a limit.
+WORKLOAD = ("1", "100000", "0", "0")
+
+
+def agent():
+    return nmprof_path().parent.parent / "lib" / "nmprof" / "libnmprof.so"
+
+
+@contextlib.contextmanager
+def tmpfs(options):
+    if os.geteuid() != 0:
+        pytest.skip("mounting a file system needs root")
+    mount_point = Path(tempfile.mkdtemp(prefix="nmprof-limits-"))
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(mount_point)], capture_output=True)
+    if mounted.returncode != 0:
+        mount_point.rmdir()
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        yield mount_point
+    finally:
+        subprocess.run(["umount", str(mount_point)], check=True)
+        shutil.rmtree(mount_point)
+
+
+def stopped_growing(path):
+    """nmprof.Statistics' stoppedGrowing in the file's last statistics, as the JDK reads them."""
+    return jfr_events(path, "nmprof.Statistics")[-1]["values"]["stoppedGrowing"]
+
+
+def preloaded(program, out, *options, cwd=None):
+    env = dict(os.environ, LD_PRELOAD=str(agent()), NMPROF_OPTIONS=",".join(["nativemem=0", f"file={out}", *options]))
+    return subprocess.run([str(program), *WORKLOAD], env=env, cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_run_max_size_stops_the_file_and_says_so(nmprof, programs, tmp_path):
+    program = programs.c("known_totals.c")
+    plain = subprocess.run([str(program), *WORKLOAD], capture_output=True, text=True, timeout=120)
+    out = tmp_path / "out.jfr"
+    result = run(nmprof, "run", "--nativemem", "0", "--max-size", "256k", "-o", out, "--", program, *WORKLOAD)
+    assert (result.returncode, result.stdout) == (plain.returncode, plain.stdout), result.stderr
+    assert out.stat().st_size <= 256 * 1024
+    assert out.stat().st_size > 128 * 1024
+    assert stopped_growing(out) == 1
+    # The agent's line, and the summary's note.
+    assert "stopped growing at" in result.stderr and "it reached --max-size" in result.stderr, result.stderr
+    assert "the recording stopped growing (it reached --max-size)" in result.stderr, result.stderr
+    assert len(jfr_events(out, "profiler.Malloc")) > 1000
+
+
+def test_a_recording_within_max_size_is_complete(nmprof, programs, tmp_path):
+    out = tmp_path / "out.jfr"
+    result = run(nmprof, "run", "--nativemem", "0", "--max-size", "64m", "-o", out, "--",
+                 programs.c("known_totals.c"), *WORKLOAD, check=0)
+    assert "stopped growing" not in result.stderr
+    assert stopped_growing(out) == 0
+    assert len(jfr_events(out, "profiler.Malloc")) >= 100000
+
+
+def test_attach_max_size_stops_the_file_and_the_jvm_goes_on(nmprof, java_programs, tmp_path):
+    target = Target(java_programs, JDK17, tmp_path)
+    try:
+        out = tmp_path / "attach.jfr"
+        result = run(nmprof, "attach", target.pid, "--nativemem", "0", "--max-size", "64k", "--duration", "3",
+                     "-o", out, check=0, timeout=120)
+        assert "the recording stopped growing (it reached --max-size)" in result.stderr, result.stderr
+        assert out.stat().st_size <= 64 * 1024
+        assert stopped_growing(out) == 1
+        stdout, _ = target.finish()
+        assert (stdout.strip(), target.proc.returncode) == ("done true", 0)
+    finally:
+        target.kill()
+
+
+@pytest.mark.parametrize("size", ["1k", "big", "-5"])
+def test_a_bad_max_size_is_refused_before_the_program_runs(nmprof, programs, tmp_path, size):
+    marker = tmp_path / "ran"
+    result = run(nmprof, "run", "--max-size", size, "-o", tmp_path / "out.jfr", "--", "touch", marker)
+    assert result.returncode != 0
+    assert "--max-size" in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert not marker.exists()
+
+
+def test_the_agent_option_stops_the_file_at_its_size(programs, tmp_path):
+    out = tmp_path / "out.jfr"
+    result = preloaded(programs.c("known_totals.c"), out, "maxsize=100k")
+    assert result.returncode == 0, result.stderr
+    assert out.stat().st_size <= 100 * 1024
+    assert stopped_growing(out) == 1
+    assert [line for line in result.stderr.splitlines() if line.startswith("nmprof:")] == [
+        line for line in result.stderr.splitlines() if "stopped growing at" in line], result.stderr
+
+
+def test_a_full_disk_stops_the_file_leaving_the_host_room(programs):
+    # The 600 KiB disk fills before the recording's 2 MB: it stops growing, says so
+    # in the file, and the rest of the disk stays the program's.
+    with tmpfs("size=600k") as disk:
+        out = disk / "full.jfr"
+        result = preloaded(programs.c("known_totals.c"), out)
+        assert result.returncode == 0, result.stderr
+        assert "stopped growing at" in result.stderr and "the disk was nearly full" in result.stderr, result.stderr
+        summary = subprocess.run([str(jfr_tool()), "summary", str(out)], capture_output=True, text=True)
+        assert summary.returncode == 0, summary.stderr + summary.stdout
+        assert "profiler.Malloc" in summary.stdout
+        assert stopped_growing(out) == 2
+        assert shutil.disk_usage(disk).free > 0
+
+
+def test_a_program_in_a_read_only_working_directory_runs_and_is_recorded(nmprof, programs, tmp_path):
+    # -o relative to where nmprof runs; the program works in a directory it cannot
+    # write: its recording still goes where nmprof said.
+    program = programs.c("known_totals.c")
+    with tmpfs("ro,size=64k") as read_only:
+        command = f"cd {read_only} && exec {program} 1 1000 0 0"
+        result = run(nmprof, "run", "--nativemem", "0", "-o", "out.jfr", "--", "sh", "-c", command, cwd=tmp_path,
+                     check=0)
+    functions = {frame for e in jfr_events(tmp_path / "out.jfr", "profiler.Malloc")
+                 for frame in [e["values"]["stackTrace"]["frames"][0]["method"]["name"]]}
+    assert "site_small" in functions, result.stderr
+
+
+def test_an_unwritable_default_output_leaves_the_program_running(programs):
+    # No file= : the agent's default is relative to the working directory, here read-only.
+    with tmpfs("ro,size=64k") as read_only:
+        env = dict(os.environ, LD_PRELOAD=str(agent()), NMPROF_OPTIONS="nativemem=0")
+        result = subprocess.run([str(programs.c("known_totals.c")), *WORKLOAD], env=env, cwd=read_only,
+                                capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0
+    lines = [line for line in result.stderr.splitlines() if line.startswith("nmprof:")]
+    assert len(lines) == 1 and "cannot write" in lines[0] and "allocations pass through" in lines[0], result.stderr

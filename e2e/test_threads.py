@@ -1,0 +1,66 @@
+"""Recording under many threads: 32 threads allocating, freeing and reallocating while
+threads start and end, with forks and dlopen/dlclose in between. Nothing may crash or
+hang, no sample may be lost (the agent's statistics say so), and the totals must
+agree with the program's own counts: exactly when every allocation is sampled,
+within statistical bounds at 4 KiB."""
+
+import math
+
+import pytest
+
+from conftest import report_json, run
+
+SIZES = {"site_malloc": 64, "site_calloc": 10 * 24, "site_realloc": 3000}
+
+
+def stress(nmprof, programs, tmp_path, interval):
+    out = tmp_path / "stress.jfr"
+    result = run(nmprof, "run", "-q", "--nativemem", interval, "-o", out, "--", programs.c("thread_stress.c"), 3, 32,
+                 programs.shared("plugin.c"), timeout=300, check=0)
+    printed = dict(line.split() for line in result.stdout.splitlines())
+    assert int(printed["threads"]) > 32 and int(printed["forks"]) > 0, printed
+    report = report_json(nmprof, out)
+    process = next(p for p in report["processes"] if p["pid"] == int(printed["pid"]))
+    stats = process["statistics"]
+    assert stats["lost_samples"] == 0, stats
+    by_site = {site: [0, 0.0, 0.0] for site in SIZES}  # samples, estimated bytes, estimated count
+    for stack in report["stacks"]:
+        site = stack["frames"][0]["function"]
+        if site in by_site and any(p["pid"] == process["pid"] for p in stack["processes"]):
+            by_site[site][0] += stack["samples"]
+            by_site[site][1] += stack["estimated_bytes"]
+            by_site[site][2] += stack["estimated_count"]
+    return {site: int(printed[site]) for site in SIZES}, by_site, stats, report
+
+
+def test_every_allocation_of_many_threads_is_recorded(nmprof, programs, tmp_path):
+    truth, recorded, stats, report = stress(nmprof, programs, tmp_path, "0")
+    for site, count in truth.items():
+        assert recorded[site][0] == count, (site, recorded[site], count)
+        assert recorded[site][1] == count * SIZES[site], site
+    # The statistics count what the file holds: the parent's samples plus the library's.
+    assert stats["samples"] >= sum(truth.values())
+    assert not report["warnings"], report["warnings"]
+
+
+def test_estimates_of_many_threads_agree_with_true_totals(nmprof, programs, tmp_path):
+    truth, recorded, stats, report = stress(nmprof, programs, tmp_path, "4k")
+    interval = 4096
+    for site, count in truth.items():
+        size = SIZES[site]
+        p = -math.expm1(-size / interval)
+        sd = math.sqrt(count * size * size * (1 - p) / p)
+        assert abs(recorded[site][1] - count * size) <= 5 * sd + 1e-3 * count * size, (site, recorded[site], count)
+    assert not report["warnings"], report["warnings"]
+
+
+def test_a_process_whose_main_thread_exits_ends_with_its_last_thread(nmprof, programs, tmp_path):
+    # The agent's writer thread must not keep the process alive: it ends when it is
+    # the only thread left, and glibc then ends the process as the worker would have.
+    out = tmp_path / "main_exits.jfr"
+    result = run(nmprof, "run", "-q", "--nativemem", "4k", "-o", out, "--", programs.c("main_thread_exits.c"),
+                 timeout=60, check=0)
+    assert result.stdout == "worker done\n"
+    report = report_json(nmprof, out)
+    assert report["processes"][0]["statistics"]["samples"] > 0
+    assert any(s["frames"][0]["function"] == "work" for s in report["stacks"])
