@@ -6,6 +6,7 @@
 #include "formats/jfr/reading/mapped_file.h"
 #include "formats/jfr/nmprof_schema.h"
 #include "formats/jfr/reading/recording.h"
+#include "formats/profile/earliest_ahead.h"
 #include "formats/profile/jfr_stacks.h"
 
 namespace nmprof::profile {
@@ -60,25 +61,29 @@ class ProfileBuilder {
   explicit ProfileBuilder(Profile& profile) : profile_(profile) {}
 
   void add(const Chunk& chunk) {
-    uint32_t process = process_index(describe(chunk));
+    EarliestAhead earliest;
+    uint32_t process = process_index(describe(chunk, earliest));
     reading_samples_ = true;
-    read_samples(chunk, process);
+    read_samples(chunk, process, earliest);
     reading_samples_ = false;
   }
   // Whether the pass over the chunk's events now is the one that reads the samples
   // (the last and longest one).
   bool reading_samples() const { return reading_samples_; }
 
-  // Build ids of the module files, for outputs that name them (pprof mappings).
+  // Pairs the frees that waited; build ids of the module files, for outputs that
+  // name them (pprof mappings).
   void finish() {
+    profile_.settle();
     for (auto& p : profile_.processes)
       for (auto& [name, module] : p.modules) module.build_id = source_lines_.build_id(module.path);
   }
 
  private:
   // What the chunk says about its process: nmprof.Process (or the JDK's
-  // jdk.JVMInformation), the profiler's settings and its last statistics.
-  Process describe(const Chunk& chunk) {
+  // jdk.JVMInformation), the profiler's settings and its last statistics; and when
+  // its samples and frees were made.
+  Process describe(const Chunk& chunk, EarliestAhead& earliest) {
     const auto& types = chunk.types();
     const Type* process_type = types.find(schema::kProcessName);
     const Type* jvm_type = types.find(kJvmInformationName);
@@ -86,6 +91,11 @@ class ProfileBuilder {
     const Type* statistics_type = types.find(schema::kStatisticsName);
     const Type* tag_type = types.find(schema::kTagName);
     const Type* module_type = types.find(schema::kModuleName);
+    const Type* malloc_type = types.find(schema::kMallocName);
+    const Type* free_type = types.find(schema::kFreeName);
+    FieldBinding malloc_time, free_time;
+    if (malloc_type) malloc_time = FieldBinding(*malloc_type, {"startTime"});
+    if (free_type) free_time = FieldBinding(*free_type, {"startTime"});
 
     Process p;
     p.start_nanos = chunk.header().start_nanos;
@@ -93,7 +103,9 @@ class ProfileBuilder {
     bool identified = false;
     chunk.for_each_event([&](const Event& e) {
       const Type* type = &e.type();
-      if (type == process_type && !identified) {
+      if (type == malloc_type || type == free_type) {
+        earliest.add(time_of(chunk, e, type == malloc_type ? malloc_time : free_time));
+      } else if (type == process_type && !identified) {
         Value v = e.value();
         p.pid = v.field("pid").integer();
         p.parent_pid = v.field("parentPid").integer();
@@ -125,7 +137,20 @@ class ProfileBuilder {
         p.modules[text_of(chunk, v.field("name"))].path = text_of(chunk, v.field("path"));
       }
     });
+    earliest.finish();
     return p;
+  }
+
+  // When a sample or free was made; a damaged one (the pass that reads the samples
+  // says so) comes before none.
+  static int64_t time_of(const Chunk& chunk, const Event& e, const FieldBinding& time_binding) {
+    Value time;
+    try {
+      e.read(time_binding, {&time, 1});
+    } catch (const jfr::FormatError&) {
+      return INT64_MAX;
+    }
+    return chunk.header().ticks_to_nanos(time.integer());
   }
 
   // Chunks of one process (same pid) share one entry; chunks that do not say which
@@ -169,7 +194,7 @@ class ProfileBuilder {
     return indexes;
   }
 
-  void read_samples(const Chunk& chunk, uint32_t process) {
+  void read_samples(const Chunk& chunk, uint32_t process, const EarliestAhead& earliest) {
     const auto& types = chunk.types();
     const Type* malloc_type = types.find(schema::kMallocName);
     const Type* free_type = types.find(schema::kFreeName);
@@ -215,8 +240,14 @@ class ProfileBuilder {
     int64_t last_event = profile_.processes[process].end_nanos;
     std::vector<Value> slots(malloc_fields.size());
     Context context;
+    size_t native_events = 0;  // samples and frees, counted as EarliestAhead counts them
     chunk.for_each_event([&](const Event& e) {
       const Type* type = &e.type();
+      if (type == malloc_type || type == free_type) {
+        // What came before the earliest event still to come can be paired.
+        if (EarliestAhead::block_begins(native_events)) profile_.hold_from(process, earliest.from(native_events));
+        native_events++;
+      }
       if (type == malloc_type) {
         e.read(mallocs, slots);
         Sample a;

@@ -1,68 +1,81 @@
 #include "formats/profile/live_tracker.h"
 
+#include <algorithm>
+
 namespace nmprof::profile {
 
-bool LiveTracker::allocated(uint32_t process, uint64_t address, const Block& block) {
-  Where where{address, process};
-  if (!waiting_frees_.empty()) {
-    // The earliest free at or after the block frees it.
-    auto range = waiting_frees_.equal_range(where);
-    auto free = range.second;
-    for (auto it = range.first; it != range.second; ++it)
-      if (it->second >= block.time_nanos && (free == range.second || it->second < free->second)) free = it;
-    if (free != range.second) {
-      waiting_frees_.erase(free);
-      matched_++;
-      return false;
-    }
-  }
-  auto [it, added] = latest_.try_emplace(where, block);
-  if (added) return true;
-  if (it->second.time_nanos <= block.time_nanos) {
-    earlier_.emplace(where, it->second);
-    it->second = block;
-  } else {
-    earlier_.emplace(where, block);
-  }
-  return true;
+void LiveTracker::allocated(uint32_t process, uint64_t address, const Block& block, const Changes& changes) {
+  add(process, {block.time_nanos, arrivals_++, address, block}, changes);
 }
 
-std::optional<LiveTracker::Block> LiveTracker::freed(uint32_t process, uint64_t address, int64_t time_nanos) {
-  Where where{address, process};
+void LiveTracker::freed(uint32_t process, uint64_t address, int64_t time_nanos, const Changes& changes) {
+  add(process, {time_nanos, kFree | arrivals_++, address, {}}, changes);
+}
+
+void LiveTracker::add(uint32_t process, const Event& event, const Changes& changes) {
+  auto found = waiting_.find(process);
+  if (found == waiting_.end()) {
+    pair(process, event, changes);
+    return;
+  }
+  Waiting& waiting = found->second;
+  waiting.events.push_back(event);
+  if (waiting.events.size() >= waiting.sort_at) pair_older(process, waiting, changes);
+}
+
+void LiveTracker::hold_from(uint32_t process, int64_t time_nanos, const Changes& changes) {
+  Waiting& waiting = waiting_[process];
+  waiting.hold_from = time_nanos;
+  if (waiting.events.size() >= waiting.sort_at) pair_older(process, waiting, changes);
+}
+
+void LiveTracker::settle(const Changes& changes) {
+  for (auto& [process, waiting] : waiting_) {
+    waiting.hold_from = INT64_MAX;
+    pair_older(process, waiting, changes);
+  }
+  waiting_.clear();
+}
+
+// Sorting what waits each time a few more came would cost a sort per event: the
+// events wait until twice as many as were left waiting last time have come.
+void LiveTracker::pair_older(uint32_t process, Waiting& waiting, const Changes& changes) {
+  auto& events = waiting.events;
+  std::sort(events.begin(), events.end());
+  auto older = std::partition_point(events.begin(), events.end(),
+                                    [&](const Event& e) { return e.time_nanos < waiting.hold_from; });
+  if (waiting.hold_from == INT64_MAX) older = events.end();
+  for (auto e = events.begin(); e != older; ++e) pair(process, *e, changes);
+  events.erase(events.begin(), older);
+  waiting.sort_at = std::max(kFirstSort, 2 * events.size());
+}
+
+void LiveTracker::pair(uint32_t process, const Event& event, const Changes& changes) {
+  Where where{event.address, process};
+  if (!(event.order & kFree)) {
+    auto [latest, added] = latest_.try_emplace(where, event.block);
+    if (!added) {
+      earlier_[where].push_back(latest->second);
+      latest->second = event.block;
+    }
+    changes(event.block, std::nullopt);
+    return;
+  }
   auto latest = latest_.find(where);
   if (latest == latest_.end()) {
-    waiting_frees_.emplace(where, time_nanos);
-    return std::nullopt;
-  }
-  // The latest earlier block: the latest one, or else one waiting in earlier_.
-  auto range = earlier_.equal_range(where);
-  auto candidate = range.second;
-  for (auto it = range.first; it != range.second; ++it)
-    if (it->second.time_nanos <= time_nanos &&
-        (candidate == range.second || it->second.time_nanos > candidate->second.time_nanos))
-      candidate = it;
-  Block freed;
-  if (latest->second.time_nanos <= time_nanos) {
-    freed = latest->second;
-    // The next latest takes its place.
-    auto next = range.second;
-    for (auto it = range.first; it != range.second; ++it)
-      if (next == range.second || it->second.time_nanos > next->second.time_nanos) next = it;
-    if (next == range.second) {
-      latest_.erase(latest);
-    } else {
-      latest->second = next->second;
-      earlier_.erase(next);
-    }
-  } else if (candidate != range.second) {
-    freed = candidate->second;
-    earlier_.erase(candidate);
-  } else {
-    waiting_frees_.emplace(where, time_nanos);
-    return std::nullopt;
+    unmatched_++;
+    return;
   }
   matched_++;
-  return freed;
+  changes(latest->second, event.time_nanos);
+  auto hidden = earlier_.find(where);
+  if (hidden == earlier_.end()) {
+    latest_.erase(latest);
+    return;
+  }
+  latest->second = hidden->second.back();
+  hidden->second.pop_back();
+  if (hidden->second.empty()) earlier_.erase(hidden);
 }
 
 }  // namespace nmprof::profile

@@ -125,32 +125,46 @@ void Totals::remove(const Totals& t) {
 }
 
 uint32_t Profile::add_allocation(const Sample& sample) {
+  bool native = sample.source == AllocationSource::Native;
   if (selector_ && !selector_->keeps(*this, sample)) {
-    // Its free must still find it: a free that finds nothing waits for its allocation
-    // until the end. No need when that free would be turned away too (after --to).
-    if (sample.source == AllocationSource::Native && selector_->keeps_free(*this, sample.process, sample.time_nanos))
-      live_.allocated(sample.process, sample.address, {kNotKept, sample.weight, sample.time_nanos, sample.size});
+    // Its free must still find it: a free that finds nothing would take an earlier
+    // block. No need when that free would be turned away too (after --to).
+    if (native && selector_->keeps_free(*this, sample.process, sample.time_nanos))
+      live_.allocated(sample.process, sample.address, {kNotKept, sample.weight, sample.time_nanos, sample.size},
+                      live_changes());
     return kNotKept;
   }
   const SampleOrigin& origin = sample;
   auto [it, added] = allocation_ids_.try_emplace(origin, static_cast<uint32_t>(allocations_.size()));
   if (added) allocations_.push_back({origin, {}, {}});
-  Allocation& a = allocations_[it->second];
   Totals totals = sample.totals();
-  a.allocated.add(totals);
-  bool live = sample.source == AllocationSource::Native &&
-              live_.allocated(sample.process, sample.address, {it->second, sample.weight, sample.time_nanos, sample.size});
-  if (live) a.live.add(totals);
-  time_series_.allocated(sample.time_nanos, totals.bytes, live);
+  allocations_[it->second].allocated.add(totals);
+  if (native)
+    live_.allocated(sample.process, sample.address, {it->second, sample.weight, sample.time_nanos, sample.size},
+                    live_changes());
+  else
+    time_series_.allocated(sample.time_nanos, totals.bytes, false);
   return it->second;
 }
 
 void Profile::add_free(uint32_t process, int64_t time_nanos, uint64_t address) {
   if (selector_ && !selector_->keeps_free(*this, process, time_nanos)) return;
-  if (auto block = live_.freed(process, address, time_nanos); block && block->allocation != kNotKept) {
-    Totals freed = sample_totals(block->size, block->weight);
-    allocations_[block->allocation].live.remove(freed);
-    time_series_.freed(time_nanos, freed.bytes);
+  live_.freed(process, address, time_nanos, live_changes());
+}
+
+void Profile::hold_from(uint32_t process, int64_t time_nanos) { live_.hold_from(process, time_nanos, live_changes()); }
+
+void Profile::settle() { live_.settle(live_changes()); }
+
+void Profile::live_changed(const LiveTracker::Block& block, std::optional<int64_t> freed_at) {
+  if (block.allocation == kNotKept) return;
+  Totals totals = sample_totals(block.size, block.weight);
+  if (!freed_at) {
+    allocations_[block.allocation].live.add(totals);
+    time_series_.allocated(block.time_nanos, totals.bytes, true);
+  } else {
+    allocations_[block.allocation].live.remove(totals);
+    time_series_.freed(*freed_at, totals.bytes);
   }
 }
 

@@ -189,6 +189,11 @@ class Profile {
   static constexpr uint32_t kNotKept = UINT32_MAX;
   // A free of a sampled block (see LiveTracker for which allocation it frees).
   void add_free(uint32_t process, int64_t time_nanos, uint64_t address);
+  // No sample or free of `process` older than `time_nanos` is still to come: those
+  // that came out of time order after it wait to be paired (LiveTracker).
+  void hold_from(uint32_t process, int64_t time_nanos);
+  // Every sample and free is in: what waited is paired.
+  void settle();
   // Lets `selector` (or nobody: nullptr) choose the samples and frees taken in from now on.
   void set_selector(SampleSelector* selector) { selector_ = selector; }
   const std::vector<Allocation>& allocations() const { return allocations_; }
@@ -223,6 +228,12 @@ class Profile {
     size_t operator()(const Context& c) const;
     size_t operator()(const SampleOrigin& o) const;
   };
+  // Applies what pairing did to the live sums and the time series.
+  void live_changed(const LiveTracker::Block& block, std::optional<int64_t> freed_at);
+  LiveTracker::Changes live_changes() {
+    return [this](const LiveTracker::Block& block, std::optional<int64_t> freed_at) { live_changed(block, freed_at); };
+  }
+
   std::vector<Allocation> allocations_;
   std::unordered_map<SampleOrigin, uint32_t, Hash> allocation_ids_;
   LiveTracker live_;

@@ -170,6 +170,73 @@ TEST(ProfileFromNmprof, MergesChunksOfOneProcessAndKeepsUnidentifiedOnesApart) {
   EXPECT_NE(p.allocations()[0].thread, p.allocations()[1].thread);
 }
 
+// Appends a chunk of process `pid` ("app", thread "main", stack "f") with the events
+// that events(chunk, thread, stack) adds.
+template <class Events>
+void append_chunk(int fd, int64_t pid, Events&& events) {
+  NmprofChunk chunk(fd, pid);
+  chunk.process(1, "app");
+  uint64_t t = chunk.thread("main", 1);
+  uint64_t st = chunk.stack({{"f", "app"}});
+  events(chunk, t, st);
+  chunk.append(kStart + 1000);
+}
+
+// The times of the samples still live, and how many frees found a sample.
+struct Pairing {
+  std::vector<int64_t> live;
+  uint64_t matched = 0, unmatched = 0;
+  bool operator==(const Pairing&) const = default;
+};
+
+Pairing pairing_of(const std::string& path) {
+  Profile p = read_profile(path);
+  Pairing r{{}, p.matched_frees(), p.unmatched_frees()};
+  for (const LiveSample& s : p.live_samples()) r.live.push_back(s.time_nanos - kStartNanos);
+  return r;
+}
+
+// The agent writes each thread's events from one of several buffers, so a chunk need
+// not hold them in time order: frees are paired by time, not by place in the file.
+TEST(ProfileFromNmprof, PairsFreesByTimeWhateverTheirPlaceInTheFile) {
+  std::string path = testing::temp_path("out-of-order.jfr");
+  int fd = open_new(path);
+  append_chunk(fd, 400, [](NmprofChunk& c, uint64_t t, uint64_t st) {
+    c.malloc(kStart + 10, t, st, 0xA0, 8, 1);
+    c.free(kStart + 40, t, 0xA0);  // frees the block made at 30
+    c.free(kStart + 20, t, 0xA0);  // frees the block made at 10
+    c.malloc(kStart + 30, t, st, 0xA0, 16, 1);
+    c.free(kStart + 60, t, 0xB0);  // before its allocation in the file
+    c.malloc(kStart + 50, t, st, 0xB0, 32, 1);
+    c.malloc(kStart + 70, t, st, 0xC0, 64, 1);  // live
+  });
+  close(fd);
+  EXPECT_EQ(pairing_of(path), (Pairing{{70}, 3, 0}));
+}
+
+// A process's chunks (an image before and after exec) pair with each other, also when
+// a chunk holds events older than the last ones of the chunk before; other pids' not.
+TEST(ProfileFromNmprof, PairsFreesAcrossTheChunksOfAProcessOnly) {
+  std::string path = testing::temp_path("chunks-out-of-order.jfr");
+  int fd = open_new(path);
+  append_chunk(fd, 500, [](NmprofChunk& c, uint64_t t, uint64_t st) {
+    c.malloc(kStart + 10, t, st, 0xA0, 8, 1);
+    c.free(kStart + 40, t, 0xA0);  // frees the block made at 30, in the next chunk
+    c.malloc(kStart + 50, t, st, 0xB0, 8, 1);
+  });
+  append_chunk(fd, 500, [](NmprofChunk& c, uint64_t t, uint64_t st) {
+    c.free(kStart + 20, t, 0xA0);  // frees the block made at 10, in the chunk before
+    c.malloc(kStart + 30, t, st, 0xA0, 8, 1);
+    c.free(kStart + 60, t, 0xB0);  // frees the block made at 50, in the chunk before
+    c.malloc(kStart + 70, t, st, 0xC0, 8, 1);
+  });
+  append_chunk(fd, 501, [](NmprofChunk& c, uint64_t t, uint64_t) {
+    c.free(kStart + 80, t, 0xC0);  // another process's block of that address: not this one's
+  });
+  close(fd);
+  EXPECT_EQ(pairing_of(path), (Pairing{{70}, 3, 1}));
+}
+
 TEST(ProfileFromNmprof, KeepsWhatATruncatedFileHoldsAndWarns) {
   std::string path = testing::temp_path("truncated.jfr");
   int fd = open_new(path);
