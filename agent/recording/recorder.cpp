@@ -448,21 +448,25 @@ void Recorder::take_threads(const jfr::ByteBuffer& records) {
   }
 }
 
-void Recorder::take_values(const jfr::ByteBuffer& ids) {
+// The ids list_once() put in a stripe's list.
+template <typename F>
+static void for_each_listed(const jfr::ByteBuffer& ids, F&& f) {
   for (size_t at = 0; at + sizeof(uint32_t) <= ids.size(); at += sizeof(uint32_t)) {
     uint32_t id;
     memcpy(&id, ids.data() + at, sizeof id);
-    pending_values_.push_back(id);
+    f(id);
   }
 }
 
 void Recorder::take_stacks(const jfr::ByteBuffer& ids) {
-  for (size_t at = 0; at + sizeof(uint32_t) <= ids.size(); at += sizeof(uint32_t)) {
-    uint32_t id;
-    memcpy(&id, ids.data() + at, sizeof id);
+  for_each_listed(ids, [this](uint32_t id) {
     resolve_native_frames(id);
     pending_stacks_.push_back(id);
-  }
+  });
+}
+
+void Recorder::take_values(const jfr::ByteBuffer& ids) {
+  for_each_listed(ids, [this](uint32_t id) { pending_values_.push_back(id); });
 }
 
 // Native frames are named when their stack is first written; Java frames wait for
