@@ -3,6 +3,7 @@
 // long value costs a few bytes per sample for it, not the value's length.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -32,19 +33,23 @@ void set_value(nmprof_context_block& block, int slot, const std::string& value) 
   block.value_length[slot] = static_cast<uint8_t>(value.size());
 }
 
+void record_one(Recorder& recorder, uint64_t address) {
+  CallFrame frames[1];
+  CallStack stack{frames, 1};
+  stack.push(CallFrame{0x1000, 0, 0, false});
+  recorder.record_allocation(t_state, stack, address, 64, 1.0f);
+}
+
 // Records kSamples allocations, the thread's context alternating between two
 // routes (or no route at all), into `path`; returns the file's size.
 off_t record(Recorder& recorder, const std::string& path, const std::string& route_a, const std::string& route_b) {
   recorder.start(path, {{"nativemem", "0"}}, /*max_tracked=*/0, /*create_file=*/true, {}, {"route", "tenant"});
   nmprof_context_block block = {};
   t_state.context = &block;
-  CallFrame frame{0x1000, 0, 0, false}, frames[1];
   for (int i = 0; i < kSamples; i++) {
     set_value(block, 0, i % 2 ? route_b : route_a);
     set_value(block, 1, "");
-    CallStack stack{frames, 1};
-    stack.push(frame);
-    recorder.record_allocation(t_state, stack, 0x10000 + i * 64, 64, 1.0f);
+    record_one(recorder, 0x10000 + i * 64);
   }
   t_state.context = nullptr;
   recorder.finish();
@@ -81,6 +86,42 @@ TEST(RecorderContext, AttributeValuesArePooledInEveryFile) {
     EXPECT_EQ(with_a, kSamples / 2) << name;
   }
   for (const char* name : {"-empty.jfr", "-pooled.jfr", "-again.jfr"}) std::remove((base + name).c_str());
+}
+
+// The child keeps the table of values; its own file holds the entries of those it uses.
+TEST(RecorderContext, AForkedChildWritesTheValuesItUses) {
+  std::string path = "/tmp/nmprof-recorder-context-fork-%p.jfr";
+  OneName resolver;
+  RateLimit rate;
+  Recorder recorder(resolver, rate);
+  recorder.start(path, {{"nativemem", "0"}}, /*max_tracked=*/0, /*create_file=*/true, {}, {"route"});
+  nmprof_context_block block = {};
+  t_state.context = &block;
+  set_value(block, 0, "/checkout/in-the-parent-first");
+  record_one(recorder, 0x10000);
+  recorder.before_fork();
+  pid_t child = fork();
+  if (child == 0) {
+    recorder.after_fork_in_child();
+    record_one(recorder, 0x20000);
+    recorder.finish();
+    _exit(0);
+  }
+  recorder.after_fork_in_parent();
+  t_state.context = nullptr;
+  recorder.finish();
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  std::string child_file = "/tmp/nmprof-recorder-context-fork-" + std::to_string(child) + ".jfr";
+  std::string parent_file = "/tmp/nmprof-recorder-context-fork-" + std::to_string(getpid()) + ".jfr";
+  profile::Profile profile = profile::read_profile(child_file);
+  std::remove(child_file.c_str());
+  std::remove(parent_file.c_str());
+  EXPECT_TRUE(profile.warnings.empty());
+  ASSERT_EQ(profile.allocations.size(), 1u);
+  EXPECT_EQ(profile.allocations[0].address, 0x20000u);
+  EXPECT_EQ(profile.attribute(profile.allocations[0].context, "route"), "/checkout/in-the-parent-first");
 }
 
 }  // namespace
