@@ -46,8 +46,9 @@ void* allocate_directly(Call call) {
 }
 
 // The allocator collects (zend_mm_gc) only when it needs a new chunk or a huge
-// block past memory_limit: an allocation that stays a few chunks below the limit
-// cannot, and is tail-called to the allocator without clearing the flag.
+// block (or a huge block's growth) past memory_limit: an allocation or realloc to
+// a size that stays a few chunks below the limit cannot, and goes to the allocator
+// without clearing the flag.
 constexpr size_t kCollectMargin = size_t{4} << 20;
 // An absurd size that wraps around goes the fast way: the allocator refuses it
 // without collecting.
