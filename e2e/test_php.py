@@ -177,6 +177,18 @@ def test_heap_collects_its_free_pages_to_stay_under_memory_limit(nmprof, php, tm
     assert profiled.stdout == plain.stdout == "5242880"
 
 
+def test_heap_collects_its_free_pages_when_a_string_grows_near_memory_limit(nmprof, php, tmp_path):
+    """As above, the collection made by a realloc: a huge string grown by .= fits in
+    memory_limit only after the heap gave back the pages of the small strings."""
+    script = ("ini_set('memory_limit', '16M'); $s = str_repeat('b', 3 << 20); $a = [];"
+              "for ($i = 0; $i < 30000; $i++) $a[] = str_repeat('s', 250); unset($a);"
+              "for ($i = 0; $i < 6; $i++) $s .= str_repeat('c', 1 << 19); echo strlen($s);")
+    plain = subprocess.run([php, "-r", script], capture_output=True, text=True)
+    _, profiled = record(nmprof, php, tmp_path, "-r", script, check=None)
+    assert plain.returncode == profiled.returncode == 0, profiled.stderr
+    assert profiled.stdout == plain.stdout == str((3 << 20) + 6 * (1 << 19))
+
+
 @pytest.mark.parametrize("jdk", [JDK17, JDK25], ids=["jdk17", "jdk25"])
 def test_jfr_tools_read_php_recordings(nmprof, php, tmp_path, jdk):
     out, _ = record(nmprof, php, tmp_path, ALLOCATE, 5)
