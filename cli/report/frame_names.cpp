@@ -156,11 +156,17 @@ std::string listed_function_name(const profile::Profile& profile, uint32_t id, c
 
 std::string shorten(std::string_view name, size_t width, bool keep_parameters) {
   std::string s(name);
-  if (!keep_parameters) {
-    for (auto step : {collapse_templates, collapse_parameters, abbreviate_packages}) {
-      if (s.size() <= width) return s;
-      s = step(s);
-    }
+  if (keep_parameters) {
+    // What tells an overload apart is its name and parameters: those stay whole.
+    if (s.size() > width) s = collapse_templates(s);
+    size_t open = s.find('(');
+    size_t scope = std::string_view(s).substr(0, open).find_last_of(":.");
+    if (s.size() > width && scope != std::string::npos) s = "..." + s.substr(scope + 1);
+    return s;
+  }
+  for (auto step : {collapse_templates, collapse_parameters, abbreviate_packages}) {
+    if (s.size() <= width) return s;
+    s = step(s);
   }
   if (s.size() <= width) return s;
   if (width <= 3) return s.substr(0, width);

@@ -28,7 +28,8 @@ std::string function_location(const profile::Frame& frame);
 // Fits a function name into width columns: first hides C++ template arguments and
 // parameter lists, then abbreviates Java packages, then cuts from the front
 // (keeping the method name, from a "::" or "." on when there is one) with "...".
-// keep_parameters: only cuts from the front, so that the parameters stay.
+// keep_parameters (an overload): hides template arguments, then the scope, and keeps
+// the name and parameters whole even when they do not fit.
 std::string shorten(std::string_view name, size_t width, bool keep_parameters = false);
 
 // The frames of one list (the stacks shown together, a table of functions) that
