@@ -195,6 +195,16 @@ def test_a_run_that_samples_nothing_leaves_a_recording_that_says_so(nmprof, prog
     assert quiet.stderr == f"nmprof: profile written to {tmp_path / 'q.jfr'}\n"
 
 
+def test_processes_that_sampled_nothing_are_left_out_of_a_run_with_samples(nmprof, programs, tmp_path):
+    quiet, busy = programs.c("quiet_end.c"), programs.c("live_leak.c")
+    out = tmp_path / "out.jfr"
+    run(nmprof, "run", "--nativemem", "64k", "-o", out, "--", "sh", "-c", f"{quiet} return; {busy} 2 4000; {quiet} _exit",
+        check=0)
+    commands = [e["values"]["commandLine"] for e in jfr_events(out, "nmprof.Process")]
+    assert any("live_leak" in c for c in commands), commands
+    assert not any("quiet_end" in c for c in commands), commands
+
+
 @pytest.mark.parametrize("separator", [[], ["--"]])
 def test_the_programs_own_options_are_left_to_it(nmprof, tmp_path, separator):
     # nmprof's flags and valued options first, then the program's, some of the same names.
