@@ -106,6 +106,7 @@ void Recorder::begin_generation() {
   out_pools_.clear();
   pending_stacks_.clear();
   pending_threads_.clear();
+  pending_values_.clear();
   samples_ = 0;
   lost_samples_ = 0;
   if (LiveHeap* live = live_.load(std::memory_order_relaxed)) live->clear();
@@ -173,12 +174,12 @@ uint32_t Recorder::thread_entry(ThreadState& t, uint32_t generation, SampleStrip
   return t.thread_entry;
 }
 
-// The first thread to use a stack in a generation lists it for the writer; the
-// others only read the entry (no write to a shared line on the common path).
-void Recorder::list_stack(uint32_t id, uint32_t generation, SampleStripes::Stripe& stripe) {
-  std::atomic<uint32_t>& listed = stacks_.entry(id).listed_in;
-  if (listed.load(std::memory_order_relaxed) == generation) return;
-  if (listed.exchange(generation, std::memory_order_relaxed) != generation) stripe.stacks.put_bytes(&id, sizeof id);
+// The first thread to use a stack or an attribute value in a generation lists it
+// for the writer; the others only read its entry (no write to a shared line on the
+// common path).
+static void list_once(std::atomic<uint32_t>& listed_in, uint32_t id, uint32_t generation, jfr::ByteBuffer& list) {
+  if (listed_in.load(std::memory_order_relaxed) == generation) return;
+  if (listed_in.exchange(generation, std::memory_order_relaxed) != generation) list.put_bytes(&id, sizeof id);
 }
 
 // A stripe of the current generation with room, or null (the sample is lost). When
@@ -241,7 +242,7 @@ void Recorder::record_allocation(ThreadState& t, const CallStack& stack, uint64_
   }
   uint64_t now = monotonic_ticks();
   uint32_t thread = thread_entry(t, generation, *s);
-  list_stack(id, generation, *s);
+  list_once(stacks_.entry(id).listed_in, id, generation, s->stacks);
   jfr::ByteBuffer& body = s->body;
   body.clear();
   body.put_varint(schema::kMallocEvent);
@@ -252,7 +253,7 @@ void Recorder::record_allocation(ThreadState& t, const CallStack& stack, uint64_
   body.put_varint(size);
   body.put_float(weight);
   body.put_varint(allocator);
-  add_context(body, t.context);
+  add_context(t.context, generation, *s);
   jfr::append_record(s->events, body.data(), body.size());
   s->samples++;
   size_t bytes = s->bytes();
@@ -283,15 +284,29 @@ void Recorder::resolve_php_frames_now(uint32_t id, int self) {
   write_lock_.unlock();
 }
 
-// spanId, localRootSpanId, then each attribute's value, inline (empty: encoding 1).
-void Recorder::add_context(jfr::ByteBuffer& body, const nmprof_context_block* context) {
-  body.put_varint(context ? context->span_id : 0);
-  body.put_varint(context ? context->local_root_span_id : 0);
+// spanId, localRootSpanId, then each attribute's value, into the stripe's event.
+void Recorder::add_context(const nmprof_context_block* context, uint32_t generation, SampleStripes::Stripe& stripe) {
+  stripe.body.put_varint(context ? context->span_id : 0);
+  stripe.body.put_varint(context ? context->local_root_span_id : 0);
   uint32_t attributes = context_attribute_count_.load(std::memory_order_relaxed);
   for (size_t i = 0; i < attributes; i++) {
-    size_t length = context ? std::min<size_t>(context->value_length[i], NMPROF_ATTRIBUTE_SIZE - 1) : 0;
-    body.put_string(std::string_view(length ? context->values[i] : "", length));
+    size_t length = context ? std::min<size_t>(context->value_length[i], AttributeValues::kMaxLength) : 0;
+    add_attribute_value(std::string_view(length ? context->values[i] : "", length), generation, stripe);
   }
+}
+
+// Empty: string encoding 1. Otherwise a key of the java.lang.String pool (encoding
+// 2), listed for the writer by the first thread to use it in a generation (as
+// stacks are); inline (encoding 3) only once the table of values is full.
+void Recorder::add_attribute_value(std::string_view value, uint32_t generation, SampleStripes::Stripe& stripe) {
+  uint32_t id = value.empty() ? 0 : attribute_values_.intern(value);
+  if (!id) {
+    stripe.body.put_string(value);
+    return;
+  }
+  list_once(attribute_values_.entry(id).listed_in, id, generation, stripe.values);
+  stripe.body.put_u8(2);
+  stripe.body.put_varint(key(id));
 }
 
 bool Recorder::take_block(ThreadState& t, uintptr_t address, LiveHeap::Block* block, uint64_t* taken_at) {
@@ -410,12 +425,14 @@ bool Recorder::collect(int self, uint64_t deadline) {
     if (taken_.generation == generation) {
       take_threads(taken_.threads);
       take_stacks(taken_.stacks);
+      take_values(taken_.values);
       events_.put_bytes(taken_.events.data(), taken_.events.size());
       samples_ += taken_.samples;
     }
     taken_.events.clear();
     taken_.stacks.clear();
     taken_.threads.clear();
+    taken_.values.clear();
     taken_.samples = 0;
   }
   return all;
@@ -431,13 +448,25 @@ void Recorder::take_threads(const jfr::ByteBuffer& records) {
   }
 }
 
-void Recorder::take_stacks(const jfr::ByteBuffer& ids) {
+// The ids list_once() put in a stripe's list.
+template <typename F>
+static void for_each_listed(const jfr::ByteBuffer& ids, F&& f) {
   for (size_t at = 0; at + sizeof(uint32_t) <= ids.size(); at += sizeof(uint32_t)) {
     uint32_t id;
     memcpy(&id, ids.data() + at, sizeof id);
+    f(id);
+  }
+}
+
+void Recorder::take_stacks(const jfr::ByteBuffer& ids) {
+  for_each_listed(ids, [this](uint32_t id) {
     resolve_native_frames(id);
     pending_stacks_.push_back(id);
-  }
+  });
+}
+
+void Recorder::take_values(const jfr::ByteBuffer& ids) {
+  for_each_listed(ids, [this](uint32_t id) { pending_values_.push_back(id); });
 }
 
 // Native frames are named when their stack is first written; Java frames wait for
@@ -518,6 +547,11 @@ void Recorder::write_pending_pools(bool defer_unresolved) {
       entry.put_null_string();
     entry.put_varint(t.java ? static_cast<uint64_t>(t.java->id) : 0);
   }
+  for (uint32_t id : pending_values_) {
+    auto& entry = out_pools_.add_entry(schema::kString);
+    entry.put_varint(key(id));
+    entry.put_string(attribute_values_.entry(id).value());
+  }
   size_t deferred = 0;
   for (uint32_t id : pending_stacks_) {
     if (defer_unresolved && has_unresolved_frames(id)) {
@@ -544,6 +578,7 @@ void Recorder::write_pending_pools(bool defer_unresolved) {
   }
   append_new_modules();
   pending_threads_.clear();
+  pending_values_.clear();
   pending_stacks_.resize(deferred);
 }
 
@@ -703,8 +738,10 @@ void Recorder::after_fork_in_child() {
 }
 
 size_t Recorder::memory_bytes() const {
-  return stacks_.memory_bytes() + pools_.memory_bytes() + threads_.capacity() * sizeof(ThreadEntry) +
-         (pending_stacks_.capacity() + pending_threads_.capacity()) * sizeof(uint32_t) + events_.size();
+  return stacks_.memory_bytes() + attribute_values_.memory_bytes() + pools_.memory_bytes() +
+         threads_.capacity() * sizeof(ThreadEntry) +
+         (pending_stacks_.capacity() + pending_threads_.capacity() + pending_values_.capacity()) * sizeof(uint32_t) +
+         events_.size();
 }
 
 }  // namespace nmprof

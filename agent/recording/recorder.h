@@ -18,6 +18,7 @@
 
 #include "agent/hooks/thread_state.h"
 #include "agent/options.h"
+#include "agent/recording/attribute_values.h"
 #include "agent/recording/sample_stripes.h"
 #include "agent/safety/spin_lock.h"
 #include "agent/sampling/live_heap.h"
@@ -115,8 +116,8 @@ class Recorder {
 
   // The sampled path's parts.
   uint32_t thread_entry(ThreadState& t, uint32_t generation, SampleStripes::Stripe& stripe);
-  void list_stack(uint32_t id, uint32_t generation, SampleStripes::Stripe& stripe);
-  void add_context(jfr::ByteBuffer& body, const nmprof_context_block* context);
+  void add_context(const nmprof_context_block* context, uint32_t generation, SampleStripes::Stripe& stripe);
+  void add_attribute_value(std::string_view value, uint32_t generation, SampleStripes::Stripe& stripe);
   void resolve_php_frames_now(uint32_t id, int self);
   SampleStripes::Stripe* stripe_for_event(int self, uint32_t generation);
   void after_event(size_t stripe_bytes, uint64_t now);
@@ -132,6 +133,7 @@ class Recorder {
   bool collect(int self, uint64_t deadline = UINT64_MAX);
   void take_threads(const jfr::ByteBuffer& records);
   void take_stacks(const jfr::ByteBuffer& ids);
+  void take_values(const jfr::ByteBuffer& ids);
   void resolve_native_frames(uint32_t id);
   void resolve_java_frames(FrameResolver& java);
   void write_locked(uint64_t now, bool defer_unresolved = false);
@@ -170,6 +172,7 @@ class Recorder {
   std::atomic<long> pid_{0};
   SampleStripes stripes_;
   StackTable stacks_;
+  AttributeValues attribute_values_;
   // Writer thread: 0 not started, 1 running, 2 none (it failed or ended, or the
   // JVM's flusher writes), 3 asked to end. Futex words: a sampling thread asks for a write, and
   // waits for one when its stripe is full.
@@ -195,6 +198,7 @@ class Recorder {
   std::vector<ThreadEntry> threads_;       // by entry - 1
   std::vector<uint32_t> pending_stacks_;   // to be written with the next append
   std::vector<uint32_t> pending_threads_;
+  std::vector<uint32_t> pending_values_;   // attribute values, for the java.lang.String pool
   std::vector<std::pair<std::string, std::string>> new_modules_;  // name, path; reused
   SampleStripes::Stripe taken_;  // a stripe's buffers, swapped out
   jfr::ConstantPools out_pools_;

@@ -33,6 +33,7 @@ bool SampleStripes::take(unsigned i, Stripe& into, int self, uint64_t deadline) 
   std::swap(s.events, into.events);
   std::swap(s.stacks, into.stacks);
   std::swap(s.threads, into.threads);
+  std::swap(s.values, into.values);
   std::swap(s.samples, into.samples);
   into.generation = s.generation;
   s.lock.unlock();
@@ -46,6 +47,7 @@ void SampleStripes::reset(uint32_t generation, int self) {
     s.events.clear();
     s.stacks.clear();
     s.threads.clear();
+    s.values.clear();
     s.samples = 0;
     s.generation = generation;
     if (!held) s.lock.unlock();

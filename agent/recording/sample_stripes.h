@@ -25,10 +25,11 @@ class SampleStripes {
     jfr::ByteBuffer events;   // encoded JFR events
     jfr::ByteBuffer stacks;   // varints: stacks first used in this generation
     jfr::ByteBuffer threads;  // thread records (recorder.cpp): threads first seen in it
+    jfr::ByteBuffer values;   // uint32s: context attribute values first used in this generation
     uint64_t samples = 0;     // allocation events in `events`
     jfr::ByteBuffer body;     // the event being encoded (kept: no allocation per event)
 
-    size_t bytes() const { return events.size() + stacks.size() + threads.size(); }
+    size_t bytes() const { return events.size() + stacks.size() + threads.size() + values.size(); }
   };
 
   // A stripe held for `self`, or null when the only free stripes would be those

@@ -2,7 +2,8 @@
 // route and a tenant, allocates a known number of bytes for its route, and clears
 // the context; between requests each thread allocates outside any context.
 // Bytes per route: /checkout 80 MiB, /search 40 MiB, /static 20 MiB; 37.5 MiB outside.
-// Runs the same without the agent (the calls do nothing then).
+// Runs the same without the agent (the calls do nothing then). An argument is
+// appended to the tenant values (longer values, same samples).
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,10 +28,12 @@ static void allocate(size_t block, int blocks) {
   }
 }
 
+static const char* tenant_suffix = "";
+
 static void* serve(void* arg) {
   int thread = (int)(long)arg;
-  char tenant[16];
-  snprintf(tenant, sizeof tenant, "tenant-%d", thread % 2);
+  char tenant[NMPROF_ATTRIBUTE_SIZE];
+  snprintf(tenant, sizeof tenant, "tenant-%d%s", thread % 2, tenant_suffix);
   for (int i = 0; i < kRequestsPerThread; i++) {
     const struct Route* route = &kRoutes[(i + thread) % 3];
     uint64_t request = (uint64_t)thread * 1000 + (uint64_t)i + 1;
@@ -45,7 +48,8 @@ static void* serve(void* arg) {
   return NULL;
 }
 
-int main(void) {
+int main(int argc, char** argv) {
+  if (argc > 1) tenant_suffix = argv[1];
   pthread_t threads[kThreads];
   for (long t = 0; t < kThreads; t++) pthread_create(&threads[t], NULL, serve, (void*)t);
   for (int t = 0; t < kThreads; t++) pthread_join(threads[t], NULL);

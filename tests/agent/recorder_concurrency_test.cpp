@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdio>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -30,6 +31,9 @@ constexpr int kThreads = 4;
 constexpr int kShortLivedThreads = 24;  // started and ended while the others run
 constexpr int kAllocationsPerThread = 3000;
 constexpr int kDistinctStacks = 50;  // per thread, so that threads share some and add others
+constexpr int kDistinctRoutes = 40;  // context attribute values, shared by all threads
+
+std::string route(int n) { return "/route/" + std::to_string(n % kDistinctRoutes); }
 
 // Names every native frame after its address.
 class NumberedFrames : public FrameResolver {
@@ -40,10 +44,13 @@ class NumberedFrames : public FrameResolver {
   }
 };
 
-// One host thread: allocates with a few recurring stacks, frees about half of its
-// blocks (through the filter, as the free hook does) and reallocs some.
+// One host thread: allocates with a few recurring stacks and routes in its context,
+// frees about half of its blocks (through the filter, as the free hook does) and
+// reallocs some.
 void host_thread(Recorder& recorder, int index, int allocations) {
   ThreadState& t = t_state;
+  nmprof_context_block context = {};
+  t.context = &context;
   CallFrame frames[8];
   std::mt19937 random(index);
   std::vector<uintptr_t> live;
@@ -52,6 +59,9 @@ void host_thread(Recorder& recorder, int index, int allocations) {
     int shape = static_cast<int>(random() % kDistinctStacks) + (index % 2) * kDistinctStacks;
     for (int depth = 0; depth <= shape % 8; ++depth) stack.push(CallFrame{uint64_t(0x1000 + shape * 16 + depth), 0, 0, false});
     uintptr_t address = (uintptr_t{1} << 40) + (uintptr_t(index) << 32) + uintptr_t(i) * 64;
+    std::string value = route(index + i);
+    value.copy(context.values[0], value.size());
+    context.value_length[0] = static_cast<uint8_t>(value.size());
     recorder.record_allocation(t, stack, address, 64 + i % 512, 1.0f);
     live.push_back(address);
     if (random() % 2) {
@@ -68,6 +78,7 @@ void host_thread(Recorder& recorder, int index, int allocations) {
       live.erase(std::find(live.begin(), live.end(), freed));
     }
   }
+  t.context = nullptr;
 }
 
 TEST(RecorderConcurrency, KeepsEverySampleAndFreeOfManyThreads) {
@@ -75,7 +86,7 @@ TEST(RecorderConcurrency, KeepsEverySampleAndFreeOfManyThreads) {
   NumberedFrames resolver;
   RateLimit rate;  // off: a fixed interval
   Recorder recorder(resolver, rate);
-  recorder.start(path, {{"nativemem", "0"}}, /*max_tracked=*/1 << 20, /*create_file=*/true);
+  recorder.start(path, {{"nativemem", "0"}}, /*max_tracked=*/1 << 20, /*create_file=*/true, {}, {"route"});
 
   std::atomic<bool> done{false};
   std::thread flusher([&] {
@@ -111,6 +122,12 @@ TEST(RecorderConcurrency, KeepsEverySampleAndFreeOfManyThreads) {
   // Every block not freed is still tracked, and every free that was tracked was written.
   EXPECT_EQ(profile.frees.size() + status.tracked_blocks, profile.allocations.size());
   EXPECT_EQ(profile.stacks().size(), 2u * kDistinctStacks);
+  // Every sample carries the route its thread had set, found through the string pool.
+  std::set<std::string> routes;
+  for (const profile::Allocation& a : profile.allocations) routes.insert(profile.attribute(a.context, "route"));
+  std::set<std::string> expected;
+  for (int n = 0; n < kDistinctRoutes; n++) expected.insert(route(n));
+  EXPECT_EQ(routes, expected);
 }
 
 }  // namespace
