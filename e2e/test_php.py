@@ -68,6 +68,18 @@ def by_php_function(report, functions):
     return totals
 
 
+def test_by_function_gives_the_engines_bytes_to_the_php_function_it_runs(nmprof, php, tmp_path):
+    out, _ = record(nmprof, php, tmp_path, ALLOCATE, 10)
+    report = report_json(nmprof, out, "--by", "function", "--top", "1000")
+    top = report["functions"][0]
+    # Every string is made by str_repeat: its engine frames (zif_str_repeat, the string
+    # allocation) work for it, as PHP's profilers show.
+    assert (top["function"], top["container"], top["kind"]) == ("str_repeat", "[internal function]", "php"), top
+    assert top["self_share"] > 0.8, top
+    engine = [f for f in report["functions"] if f["kind"] == "native" and f["total_share"] > 0.8]
+    assert engine and all(f["self"]["samples"] == 0 for f in engine), engine
+
+
 def test_estimates_per_php_function_within_bounds_with_file_and_line(nmprof, php, tmp_path):
     out, result = record(nmprof, php, tmp_path, ALLOCATE, 25)
     truth = truths(result.stdout)

@@ -163,7 +163,14 @@ bool has_live_data(const Profile& profile) {
                                                [](const auto& p) { return p.live_tracking(); });
 }
 
+bool nothing_sampled(const Profile& profile) {
+  return profile.allocations.empty() &&
+         std::any_of(profile.processes.begin(), profile.processes.end(),
+                     [](const auto& p) { return !p.agent_version.empty(); });
+}
+
 AllocationSource reported_source(const Profile& profile) {
+  if (nothing_sampled(profile)) return AllocationSource::Native;
   if (profile.allocations.empty())
     throw ReportError("no allocation events (profiler.Malloc or jdk.ObjectAllocationSample)");
   bool has_native = std::any_of(profile.allocations.begin(), profile.allocations.end(),
@@ -189,7 +196,8 @@ Report build_report(const Profile& profile, const ReportOptions& options) {
   for (uint32_t i = 0; i < profile.allocations.size(); i++)
     if (profile.allocations[i].source == r.source && matches(profile, profile.allocations[i], options.filters))
       selected.push_back(i);
-  if (selected.empty()) throw ReportError("no samples match " + filters_text(options.filters));
+  if (selected.empty() && !nothing_sampled(profile))
+    throw ReportError("no samples match " + filters_text(options.filters));
   if (options.by == ReportOptions::By::Context && options.context.kind == ContextKey::Kind::Attribute &&
       std::find(profile.context_attributes.begin(), profile.context_attributes.end(), options.context.attribute) ==
           profile.context_attributes.end())
