@@ -72,7 +72,7 @@ bool flush_for_signal() {
 }
 
 // quick_exit() runs neither exit handlers nor destructors: only these.
-void flush_at_quick_exit() { on_process_image_ending(); }
+void finish_at_quick_exit() { on_process_ending(); }
 
 // The arena's lock is taken last: the recorder's lock holder may be allocating.
 void before_fork() {
@@ -137,7 +137,7 @@ bool create_agent(AgentMode mode) {
   agent->modules.refresh();
   g_agent = agent;
   pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
-  at_quick_exit(flush_at_quick_exit);
+  at_quick_exit(finish_at_quick_exit);
   if (mode == AgentMode::Preload) {
     install_termination_handlers(flush_for_signal);
     // A JVM handles SIGSEGV itself (and writes its own crash report).
@@ -226,6 +226,11 @@ void on_process_image_ending() {
   AgentGuard guard;
   CancellationOff no_cancel;
   if (getpid() == g_agent->recorder.pid()) g_agent->recorder.flush();
+}
+
+void on_process_ending() {
+  // A vfork() child that failed to exec ends here too: the recording is its parent's.
+  if (g_agent && getpid() == g_agent->recorder.pid()) finish_agent();
 }
 
 bool start_agent(const AgentOptions& options, AgentMode mode) {

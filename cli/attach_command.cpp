@@ -267,7 +267,7 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   if (exited) {
-    std::cerr << "nmprof: " << session.label() << " exited; collecting what it recorded\n";
+    if (!options.quiet) std::cerr << "nmprof: " << session.label() << " exited; collecting what it recorded\n";
   } else if (auto stopped = session.send({AttachCommand::Stop, {}}); !stopped) {
     std::cerr << "nmprof: " << stopped.error().message << "; collecting what was written so far\n";
   }
@@ -411,9 +411,10 @@ int attach_command(const AttachOptions& options) {
   auto started = session.send(start);
   if (!started) return fail(kExitFailure, started.error().message);
   std::cerr << "nmprof: recording " << session.label() << " into " << value(*started, "file") << session.stop_text()
-            << " (in its file system)\n"
-            << "  look with 'nmprof attach " << options.pid << " status', copy with 'nmprof attach " << options.pid
-            << " dump -o FILE', end with 'nmprof attach " << options.pid << " stop -o FILE'\n";
+            << " (in its file system)\n";
+  if (!options.quiet)
+    std::cerr << "  look with 'nmprof attach " << options.pid << " status', copy with 'nmprof attach " << options.pid
+              << " dump -o FILE', end with 'nmprof attach " << options.pid << " stop -o FILE'\n";
   return 0;
 }
 

@@ -9,10 +9,13 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <memory>
 
 #include "cli/output_writer.h"
+#include "formats/jfr/nmprof_schema.h"
 #include "formats/jfr/reading/chunk_header.h"
+#include "formats/jfr/varint.h"
 #include "formats/jfr/writing/chunk_writer.h"
 #include "formats/jfr/reading/mapped_file.h"
 
@@ -26,6 +29,7 @@ struct Input {
   std::unique_ptr<jfr::MappedFile> file;
   int64_t start_nanos = 0;
   size_t complete_bytes = 0;  // the prefix made of whole chunks
+  bool sampled = false;
 };
 
 // Measures the prefix of whole chunks; warns about what follows it.
@@ -87,6 +91,26 @@ size_t complete_chunks(int fd) {
   });
 }
 
+bool holds_samples(std::span<const uint8_t> chunks) {
+  // Records are laid end to end after each chunk's header: their size, then their type
+  // (nmprof's own ids: no need to read the chunk's metadata).
+  for (size_t chunk = 0; chunk < chunks.size();) {
+    uint64_t size = jfr::parse_chunk_header(chunks.subspan(chunk)).size;
+    if (size < jfr::kChunkHeaderSize || size > chunks.size() - chunk) break;
+    auto records = chunks.subspan(chunk, size);
+    for (size_t at = jfr::kChunkHeaderSize; at < records.size();) {
+      uint64_t record_size, type;
+      const uint8_t* end = records.data() + records.size();
+      size_t n = jfr::decode_varint(records.data() + at, end, record_size);
+      if (n == 0 || record_size == 0 || jfr::decode_varint(records.data() + at + n, end, type) == 0) break;
+      if (type == jfr::schema::kMallocEvent) return true;
+      at += record_size;
+    }
+    chunk += records.size();
+  }
+  return false;
+}
+
 bool merge_recordings(const std::string& directory, const std::string& output, MergeResult* result,
                       std::string* error) {
   std::vector<Input> inputs;
@@ -111,7 +135,13 @@ bool merge_recordings(const std::string& directory, const std::string& output, M
     return false;
   }
   std::sort(inputs.begin(), inputs.end(), [](const Input& a, const Input& b) { return a.start_nanos < b.start_nanos; });
-  result->files = inputs.size();
+  for (Input& input : inputs) input.sampled = holds_samples(input.file->bytes().first(input.complete_bytes));
+  auto sampled = [](const Input& input) { return input.sampled; };
+  if (std::any_of(inputs.begin(), inputs.end(), sampled))
+    std::erase_if(inputs, std::not_fn(sampled));
+  else if (inputs.size() > 1)
+    inputs.erase(inputs.begin() + 1, inputs.end());
+  result->written = !inputs.empty();
   if (!inputs.empty()) {
     bool written = write_output(output, error, [&](int fd, std::string* why) {
       for (const Input& input : inputs) {

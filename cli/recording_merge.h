@@ -2,7 +2,9 @@
 // chunks are self-contained and nmprof's pool keys carry the pid, so joining is
 // concatenation of each file's complete chunks, oldest process first. A chunk cut
 // short (a process killed while writing) is dropped with a warning; everything
-// before it is kept.
+// before it is kept. Every process leaves a recording, with or without samples: those
+// without are left out, unless none has any (then the oldest process's is kept, so
+// that the output is a readable recording that says nothing was sampled).
 #pragma once
 
 #include <cstddef>
@@ -19,8 +21,11 @@ size_t complete_chunks(std::span<const uint8_t> bytes);
 // The same for a file, reading only the chunk headers (a recording may be large).
 size_t complete_chunks(int fd);
 
+// Whether whole chunks hold a sampled allocation (profiler.Malloc).
+bool holds_samples(std::span<const uint8_t> chunks);
+
 struct MergeResult {
-  size_t files = 0;                   // per-process recordings that had data
+  bool written = false;               // the output was written (with or without samples)
   std::vector<std::string> warnings;  // one line each
 };
 

@@ -75,7 +75,8 @@ void add_report_view_options(CLI::App* report, report::ReportOptions& options) {
               throw CLI::ValidationError("--sort", "'" + key + "' is not one of self|total");
             options.sort_by_total = key == "total";
           },
-          "Functions by self bytes (allocated in them) or by total bytes (in them or their callees, pprof's -cum)")
+          "Functions by self bytes (allocated in them; a PHP function's include the engine's frames inside it) or "
+          "by total bytes (in them or their callees, pprof's -cum)")
       ->type_name("self|total")
       ->default_str("self");
   report->add_option("--peek", options.peek, "Show who calls the functions matching REGEX and what they call")

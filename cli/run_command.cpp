@@ -115,15 +115,15 @@ int run_command(const RunOptions& options) {
     return child.status;
   }
   for (const auto& warning : merged.warnings) std::cerr << "nmprof: warning: " << warning << "\n";
-  if (merged.files == 0 && child.signal != 0) {
-    // Not the interval's fault: the program died before the first write (SIGKILL, or a
-    // signal nmprof does not catch), or before anything was sampled.
-    std::cerr << "nmprof: no allocations were recorded: the program was killed by signal " << child.signal
+  if (!merged.written && child.signal != 0) {
+    // The program died before its recording could be written (SIGKILL, or a signal
+    // nmprof does not catch).
+    std::cerr << "nmprof: no recording was written: the program was killed by signal " << child.signal
               << " before anything was written (the recording is written every second, at exit, and on a crash"
               << " or SIGTERM)\n";
-  } else if (merged.files == 0) {
-    std::cerr << "nmprof: no allocations were recorded (nothing was sampled at --nativemem " << options.recording.interval
-              << "; try a smaller interval)\n";
+  } else if (!merged.written) {
+    std::cerr << "nmprof: no recording was written: the agent did not run in the program (a static or setuid"
+              << " executable, or one started without nmprof's LD_PRELOAD), or could not write its file\n";
   } else {
     // The summary goes to stderr, like the program's diagnostics, so it never mixes
     // into the program's own output.

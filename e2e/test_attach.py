@@ -144,6 +144,15 @@ def test_the_jvm_exiting_during_a_one_shot_attach_still_yields_a_profile(nmprof,
     assert has_mixed_stack(java_methods(out, jdk), "deflateInit2_", "compressLoop")
 
 
+@JDKS
+def test_a_quiet_one_shot_attach_says_only_where_the_profile_is(nmprof, target, tmp_path, jdk):
+    t = target(jdk, seconds=3)
+    out = tmp_path / "quiet.jfr"
+    result = run(nmprof, "attach", t.pid, "-q", "--nativemem", "256k", "--duration", "60", "-o", out, check=0,
+                 timeout=120)
+    assert result.stderr == f"nmprof: profile written to {out}\n"  # not that the JVM exited
+
+
 def ensure_other_user():
     if os.geteuid() != 0:
         pytest.skip("needs root, to run a JVM as another user")

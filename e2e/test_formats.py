@@ -3,6 +3,7 @@ read by `go tool pprof`, collapsed stacks parsed as flamegraph.pl does, and diff
 two recordings. Totals agree with `nmprof report` within rounding."""
 
 import gzip
+import json
 import os
 import pty
 import re
@@ -123,6 +124,19 @@ def test_run_writes_the_format_its_output_names(nmprof, programs, tmp_path):
     assert report_json(nmprof, tmp_path / "kept.jfr")["totals"]["samples"] > 0
     _, samples = raw_samples(kept)
     assert samples
+
+
+@needs_go
+def test_a_run_that_samples_nothing_writes_empty_profiles(nmprof, programs, tmp_path):
+    for name in ["x.pb.gz", "x.collapsed", "x.html", "x.json"]:
+        out = tmp_path / name
+        run(nmprof, "run", "-q", "--nativemem", "1g", "-o", out, "--", programs.c("quiet_end.c"), "return", check=0)
+        assert out.exists(), name
+    top = pprof("-top", tmp_path / "x.pb.gz")
+    assert "Total samples = 0" in top or "0 of 0 total" in top, top
+    assert (tmp_path / "x.collapsed").read_text() == ""
+    assert "<html" in (tmp_path / "x.html").read_text().lower()
+    assert json.loads((tmp_path / "x.json").read_text())["statistics"]["samples"] == 0
 
 
 def known_totals(nmprof, programs, out, medium):

@@ -68,6 +68,18 @@ def by_php_function(report, functions):
     return totals
 
 
+def test_by_function_gives_the_engines_bytes_to_the_php_function_it_runs(nmprof, php, tmp_path):
+    out, _ = record(nmprof, php, tmp_path, ALLOCATE, 10)
+    report = report_json(nmprof, out, "--by", "function", "--top", "1000")
+    top = report["functions"][0]
+    # Every string is made by str_repeat: its engine frames (zif_str_repeat, the string
+    # allocation) work for it, as PHP's profilers show.
+    assert (top["function"], top["container"], top["kind"]) == ("str_repeat", "[internal function]", "php"), top
+    assert top["self_share"] > 0.8, top
+    engine = [f for f in report["functions"] if f["kind"] == "native" and f["total_share"] > 0.8]
+    assert engine and all(f["self"]["samples"] == 0 for f in engine), engine
+
+
 def test_estimates_per_php_function_within_bounds_with_file_and_line(nmprof, php, tmp_path):
     out, result = record(nmprof, php, tmp_path, ALLOCATE, 25)
     truth = truths(result.stdout)
@@ -175,6 +187,18 @@ def test_heap_collects_its_free_pages_to_stay_under_memory_limit(nmprof, php, tm
     _, profiled = record(nmprof, php, tmp_path, "-r", script, check=None)
     assert plain.returncode == profiled.returncode == 0, profiled.stderr
     assert profiled.stdout == plain.stdout == "5242880"
+
+
+def test_heap_collects_its_free_pages_when_a_string_grows_near_memory_limit(nmprof, php, tmp_path):
+    """As above, the collection made by a realloc: a huge string grown by .= fits in
+    memory_limit only after the heap gave back the pages of the small strings."""
+    script = ("ini_set('memory_limit', '16M'); $s = str_repeat('b', 3 << 20); $a = [];"
+              "for ($i = 0; $i < 30000; $i++) $a[] = str_repeat('s', 250); unset($a);"
+              "for ($i = 0; $i < 6; $i++) $s .= str_repeat('c', 1 << 19); echo strlen($s);")
+    plain = subprocess.run([php, "-r", script], capture_output=True, text=True)
+    _, profiled = record(nmprof, php, tmp_path, "-r", script, check=None)
+    assert plain.returncode == profiled.returncode == 0, profiled.stderr
+    assert profiled.stdout == plain.stdout == str((3 << 20) + 6 * (1 << 19))
 
 
 @pytest.mark.parametrize("jdk", [JDK17, JDK25], ids=["jdk17", "jdk25"])

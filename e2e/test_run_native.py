@@ -177,6 +177,34 @@ def test_exit_status_passes_through(nmprof, programs, tmp_path, mode, value, exp
     assert result.returncode == expected, result.stderr
 
 
+@pytest.mark.parametrize("end", ["return", "_exit", "sigterm"])
+def test_a_run_that_samples_nothing_leaves_a_recording_that_says_so(nmprof, programs, tmp_path, end):
+    program = programs.c("quiet_end.c")
+    out = tmp_path / "out.jfr"
+    result = run(nmprof, "run", "--nativemem", "100m", "-o", out, "--", program, end)
+    assert result.returncode == (128 + signal.SIGTERM if end == "sigterm" else 0), result.stderr
+    assert result.stderr.startswith(f"nmprof: profile written to {out}\n"), result.stderr
+    assert "Nothing was sampled" in result.stderr and "(100 MiB)" in result.stderr, result.stderr
+    summary = subprocess.run([str(jfr_tool()), "summary", str(out)], capture_output=True, text=True, check=True).stdout
+    counts = {line.split()[0]: int(line.split()[1]) for line in summary.splitlines()
+              if line.strip().startswith(("nmprof.", "profiler.", "jdk.ActiveSetting"))}
+    assert counts["nmprof.Process"] == 1 and counts["profiler.Malloc"] == 0 and counts["jdk.ActiveSetting"] > 0, summary
+    report = run(nmprof, "report", out, check=0)
+    assert "Nothing was sampled: the program allocated too little for the sampling interval (100 MiB)" in report.stdout
+    quiet = run(nmprof, "run", "-q", "--nativemem", "100m", "-o", tmp_path / "q.jfr", "--", program, end)
+    assert quiet.stderr == f"nmprof: profile written to {tmp_path / 'q.jfr'}\n"
+
+
+def test_processes_that_sampled_nothing_are_left_out_of_a_run_with_samples(nmprof, programs, tmp_path):
+    quiet, busy = programs.c("quiet_end.c"), programs.c("live_leak.c")
+    out = tmp_path / "out.jfr"
+    run(nmprof, "run", "--nativemem", "64k", "-o", out, "--", "sh", "-c", f"{quiet} return; {busy} 2 4000; {quiet} _exit",
+        check=0)
+    commands = [e["values"]["commandLine"] for e in jfr_events(out, "nmprof.Process")]
+    assert any("live_leak" in c for c in commands), commands
+    assert not any("quiet_end" in c for c in commands), commands
+
+
 @pytest.mark.parametrize("separator", [[], ["--"]])
 def test_the_programs_own_options_are_left_to_it(nmprof, tmp_path, separator):
     # nmprof's flags and valued options first, then the program's, some of the same names.

@@ -36,7 +36,9 @@ void on_runtime_checkpoint();
 // A server's request ended (PHP). heap_reset: the runtime freed every block of its
 // own heap (`allocator`) at once.
 void on_runtime_request_end(jfr::schema::AllocatorKey allocator, bool heap_reset);
-// The process image is about to be replaced, or the process to end without exit().
+// The process image is about to be replaced (exec): the next image may record on.
 void on_process_image_ending();
+// The process is about to end without exit() (_exit, quick_exit): its recording ends.
+void on_process_ending();
 
 }  // namespace nmprof

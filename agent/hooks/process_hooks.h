@@ -125,7 +125,7 @@ using ExecleHook = ExecListHook<kExecle, K>;
 template <HookId Id, int K>
 struct ExitHook {
   [[noreturn]] static void call(int status) {
-    on_process_image_ending();
+    on_process_ending();
     hook_target<void (*)(int)>(Id, K)(status);
     __builtin_unreachable();
   }

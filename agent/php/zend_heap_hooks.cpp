@@ -20,13 +20,14 @@ struct Forwarding {
   ZendMalloc previous_malloc;
   ZendFree previous_free;
   ZendRealloc previous_realloc;
-  // The heap's real size and memory_limit (see learn_zend_heap); until they are
-  // found, both point at kUnknownLimits: every allocation goes the careful way.
-  const size_t* real_size;
-  const size_t* limit;
+  // The heap's real size, real peak and memory_limit, consecutive words (see
+  // learn_zend_heap); until they are found, kUnknownSizes: every allocation goes
+  // the careful way. One pointer, so that the check loads one address.
+  const size_t* sizes;
 };
-constexpr size_t kUnknownLimits[2] = {SIZE_MAX, 0};
-Forwarding g_to{nullptr, {}, nullptr, nullptr, nullptr, &kUnknownLimits[0], &kUnknownLimits[1]};
+enum HeapSize { kRealSize, kRealPeak, kLimit };
+constexpr size_t kUnknownSizes[3] = {SIZE_MAX, 0, 0};
+Forwarding g_to{nullptr, {}, nullptr, nullptr, nullptr, kUnknownSizes};
 bool g_installed = false;
 
 // With custom handlers set, zend_mm_gc() does nothing, and the allocator calls it
@@ -45,23 +46,30 @@ void* allocate_directly(Call call) {
 }
 
 // The allocator collects (zend_mm_gc) only when it needs a new chunk or a huge
-// block past memory_limit: an allocation that stays a few chunks below the limit
-// cannot, and is tail-called to the allocator without clearing the flag.
+// block (or a huge block's growth) past memory_limit: an allocation or realloc to
+// a size that stays a few chunks below the limit cannot, and goes to the allocator
+// without clearing the flag.
 constexpr size_t kCollectMargin = size_t{4} << 20;
 // An absurd size that wraps around goes the fast way: the allocator refuses it
 // without collecting.
-bool may_collect(size_t size) { return *g_to.real_size + size + kCollectMargin > *g_to.limit; }
+bool may_collect(size_t size) {
+  const size_t* sizes = g_to.sizes;
+  return sizes[kRealSize] + size + kCollectMargin > sizes[kLimit];
+}
 
 // The handlers when no neighbour had any: the non-sampled path is the countdown,
 // the limit check and a tail call into the allocator.
-__attribute__((noinline)) void* careful_malloc(size_t size, bool sampled) {
-  void* p = allocate_directly([&] { return g_to.engine.heap_alloc(g_to.heap, size); });
-  return sampled ? on_sampled_allocation(p, size, schema::kZendMM) : p;
+__attribute__((noinline)) void* careful_malloc(size_t size) {
+  return allocate_directly([&] { return g_to.engine.heap_alloc(g_to.heap, size); });
+}
+
+__attribute__((noinline)) void* sampled_malloc(size_t size) {
+  return on_sampled_allocation(careful_malloc(size), size, schema::kZendMM);
 }
 
 void* direct_malloc(size_t size) {
-  bool sampled = Sampler::countdown(size);
-  if (__builtin_expect(sampled || may_collect(size), 0)) return careful_malloc(size, sampled);
+  if (__builtin_expect(Sampler::countdown(size), 0)) return sampled_malloc(size);
+  if (__builtin_expect(may_collect(size), 0)) return careful_malloc(size);
   return g_to.engine.heap_alloc(g_to.heap, size);
 }
 
@@ -83,9 +91,10 @@ void chained_free(void* p) {
 
 void* heap_realloc(void* old, size_t size) {
   auto call = [&] {
-    return g_to.previous_realloc
-               ? g_to.previous_realloc(old, size)
-               : allocate_directly([&] { return g_to.engine.heap_realloc(g_to.heap, old, size); });
+    if (g_to.previous_realloc) return g_to.previous_realloc(old, size);
+    if (__builtin_expect(may_collect(size), 0))
+      return allocate_directly([&] { return g_to.engine.heap_realloc(g_to.heap, old, size); });
+    return g_to.engine.heap_realloc(g_to.heap, old, size);
   };
   if (__builtin_expect(LiveHeap::maybe_tracked(old), 0)) return realloc_tracked(old, size, call, schema::kZendMM);
   return count_allocation(call(), size, schema::kZendMM);
@@ -107,8 +116,7 @@ void learn_zend_heap(const ZendEngine& engine) {
   auto words = reinterpret_cast<const size_t*>(heap);
   for (size_t i = 1; i + 2 < 128 && real_size != 0; i++) {
     if (words[i] == real_size && words[i + 1] == real_peak && words[i + 2] == kNoLimit) {
-      g_to.real_size = &words[i];
-      g_to.limit = &words[i + 2];
+      g_to.sizes = &words[i];
       return;
     }
   }
@@ -125,8 +133,7 @@ HeapHooks install_zend_heap_hooks(const ZendEngine& engine) {
   if (previous_malloc && previous_malloc == engine.libc_malloc) return HeapHooks::NotHere;  // USE_ZEND_ALLOC=0
   if (heap != g_to.heap && g_to.heap) {
     // Another heap than the one learnt (an engine that made a new one): its limits are not known.
-    g_to.real_size = &kUnknownLimits[0];
-    g_to.limit = &kUnknownLimits[1];
+    g_to.sizes = kUnknownSizes;
   }
   g_to.heap = heap;
   g_to.engine = engine;

@@ -634,6 +634,12 @@ void Recorder::write_locked(uint64_t now, bool defer_unresolved) {
   last_write_.store(now, std::memory_order_relaxed);
 }
 
+// The recording ends with the process.
+void Recorder::write_final(uint64_t now) {
+  if (!file_.opened() && samples_ == 0 && !create_file_ && !file_.claim_unused()) return;
+  write_locked(now);
+}
+
 void Recorder::flush() {
   int self = current_tid();
   write_lock_.lock(self);
@@ -659,7 +665,7 @@ void Recorder::finish() {
   if (recording()) {
     active_.store(false, std::memory_order_release);
     collect(self);
-    write_locked(monotonic_ticks());
+    write_final(monotonic_ticks());
     file_.close();
   }
   write_lock_.unlock();
@@ -683,7 +689,7 @@ bool Recorder::flush_from_signal() {
   }
   if (recording()) {
     collect(self, deadline);
-    write_locked(monotonic_ticks());
+    write_final(monotonic_ticks());
   }
   write_lock_.unlock();
   return true;

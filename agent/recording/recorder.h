@@ -87,7 +87,8 @@ class Recorder {
   // The Java threads whose entries the next flush writes (their names may be refreshed).
   void pending_java_threads(std::vector<JavaThreadInfo*>& out);
   void flush_resolving(FrameResolver& java);
-  // The last flush: nothing is recorded after it.
+  // The last flush: nothing is recorded after it. A process that sampled nothing
+  // leaves a recording without samples (OutputFile::claim_unused).
   void finish();
   // From a signal handler: flushes unless this thread interrupted the recorder itself
   // (returns false then; the caller retries once the interrupted code has left).
@@ -136,6 +137,7 @@ class Recorder {
   void resolve_native_frames(uint32_t id);
   void resolve_java_frames(FrameResolver& java);
   void write_locked(uint64_t now, bool defer_unresolved = false);
+  void write_final(uint64_t now);
   void write_pending_pools(bool defer_unresolved);
   bool has_unresolved_frames(uint32_t stack);
   void append_statistics(uint64_t now);

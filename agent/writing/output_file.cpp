@@ -15,6 +15,8 @@
 namespace nmprof {
 namespace {
 
+constexpr int kRecent = -EEXIST;  // claim(): not a safe_file code
+
 // "dir/app.jfr" -> "dir/app.<pid>.jfr"; "dir/app" -> "dir/app.<pid>".
 std::string with_pid(const std::string& path, long pid) {
   size_t slash = path.rfind('/');
@@ -53,12 +55,18 @@ void OutputFile::reset(const std::string& path, long pid, int64_t process_start_
   stopped_ = jfr::schema::kGrowing;
 }
 
-int OutputFile::claim(const std::string& path) {
+int OutputFile::claim(const std::string& path, bool join_recent) {
   // No truncation before holding the lock: that would destroy the owner's recording.
   int fd = open_recording(path.c_str(), O_WRONLY, true);
   if (fd < 0) return fd;
-  if (flock(fd, LOCK_EX | LOCK_NB) != 0 || (!holds_earlier_image(fd) && ftruncate(fd, 0) != 0)) {
-    int error = -errno;
+  int error = 0;
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+    error = -errno;
+  else if (holds_earlier_image(fd))
+    error = join_recent ? 0 : kRecent;
+  else if (ftruncate(fd, 0) != 0)
+    error = -errno;
+  if (error != 0) {
     ::close(fd);
     return error;
   }
@@ -103,16 +111,32 @@ unsigned OutputFile::earlier_images() const {
   return chunks_of_earlier_images(path_) + chunks_of_earlier_images(alternate_path_);
 }
 
-bool OutputFile::open_file() {
-  int error = claim(path_);
-  if (error == -EWOULDBLOCK) {
-    error = claim(alternate_path_);
+// join_recent: a path held by another process, or holding a recording written since
+// this one started, is joined (the pid-suffixed twin for the former); otherwise it is
+// left alone (false, without a word).
+bool OutputFile::open_file(bool join_recent) {
+  int error = claim(path_, join_recent);
+  if (error == -EWOULDBLOCK && join_recent) {
+    error = claim(alternate_path_, true);
     using_alternate_ = error == 0;
   }
   if (error == 0) return true;
+  if (!join_recent && (error == -EWOULDBLOCK || error == kRecent)) return false;
   log_line("cannot write %s: %s; recording stopped, allocations pass through", path().c_str(),
            safe_file::error_text(error));
+  failed_ = true;
   return false;
+}
+
+bool OutputFile::claim_unused() {
+  if (fd_ >= 0) return true;
+  return !failed_ && open_file(false) && begin_chunk(false);
+}
+
+bool OutputFile::begin_chunk(bool last) {
+  off_t end = lseek(fd_, 0, SEEK_END);
+  cap_writer(end > 0 ? static_cast<uint64_t>(end) : 0, last);
+  return writer_.begin(fd_, metadata_record_, clock_) || stop_or_fail("cannot write", last);
 }
 
 bool OutputFile::descriptor_is_ours() const {
@@ -148,10 +172,7 @@ bool OutputFile::append(const jfr::ConstantPools& pools, const jfr::ByteBuffer& 
                         bool last) {
   if (failed_ || (stopped_ != jfr::schema::kGrowing && !last)) return false;
   if (fd_ < 0) {
-    if (!open_file()) return failed_ = true, false;
-    off_t end = lseek(fd_, 0, SEEK_END);
-    cap_writer(end > 0 ? static_cast<uint64_t>(end) : 0, last);
-    if (!writer_.begin(fd_, metadata_record_, clock_)) return stop_or_fail("cannot write", last);
+    if (!open_file(true) || !begin_chunk(last)) return false;
   } else if (!descriptor_is_ours()) {
     // The host closed or reused our descriptor number: continue on a fresh one.
     int fd = open_recording(path().c_str(), O_WRONLY, false);

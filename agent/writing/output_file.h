@@ -1,5 +1,5 @@
-// The file one process records into. It is created on the first append (a process
-// that records nothing leaves no file), claimed with an exclusive flock (a second
+// The file one process records into. It is created on the first append (or, for a
+// process that sampled nothing, when it ends: claim_unused()), claimed with an exclusive flock (a second
 // process given the same path, e.g. a forked child, writes `name.<pid>.ext`
 // instead), reopened if the host closed our descriptor (daemons close every fd),
 // and a complete JFR file after each append. Each process image (exec) appends a
@@ -29,6 +29,11 @@ class OutputFile {
   // statistics saying so) may use the room kept for it. Nothing is written after it.
   bool append(const jfr::ConstantPools& pools, const jfr::ByteBuffer& events, uint64_t now_ticks,
               bool last = false);
+  // A process that sampled nothing still leaves a readable recording when it ends,
+  // but only where there is none: the path is not held by another process and holds
+  // nothing written since this one started (a shell's commands share a path); never
+  // the pid-suffixed twin. True when the file is ours to append to (or already was).
+  bool claim_unused();
   void close();
   // 0: no limit of the user's (kept across reset()).
   void limit_size(uint64_t max_bytes) { limit_.set_max_bytes(max_bytes); }
@@ -44,8 +49,11 @@ class OutputFile {
   const std::string& path() const { return using_alternate_ ? alternate_path_ : path_; }
 
  private:
-  bool open_file();
-  int claim(const std::string& path);  // 0, or -errno / a safe_file code
+  bool open_file(bool join_recent);
+  // 0, or -errno / a safe_file code / kRecent: the file holds a recording written
+  // since this process started, which is joined only when join_recent.
+  int claim(const std::string& path, bool join_recent);
+  bool begin_chunk(bool last);
   bool holds_earlier_image(int fd) const;
   unsigned chunks_of_earlier_images(const std::string& path) const;
   bool descriptor_is_ours() const;

@@ -44,6 +44,18 @@ std::vector<StackRow> by_stack(const Profile& profile, std::span<const uint32_t>
   return rows;
 }
 
+// The frame a stack's bytes are self bytes of: the innermost, but in a PHP stack the
+// innermost PHP function, which the engine's native frames inside it work for (PHP's
+// own profilers show them so).
+size_t self_frame(const Profile& profile, const std::vector<uint32_t>& frames) {
+  for (size_t i = 0; i < frames.size(); i++) {
+    profile::FrameKind kind = profile.frames()[frames[i]].kind;
+    if (kind == profile::FrameKind::Php) return i;
+    if (profile::is_runtime_frame(kind)) break;
+  }
+  return 0;
+}
+
 std::vector<FunctionRow> by_function(const Profile& profile, const std::vector<StackRow>& stacks) {
   FunctionIds ids(profile);
   std::vector<FunctionRow> rows;
@@ -56,6 +68,7 @@ std::vector<FunctionRow> by_function(const Profile& profile, const std::vector<S
       no_frames.total.add(stacks[s].totals);
       continue;
     }
+    size_t self = self_frame(profile, frames);
     for (size_t i = 0; i < frames.size(); i++) {
       uint32_t id = ids.of(frames[i]);
       if (id >= rows.size()) {
@@ -63,7 +76,7 @@ std::vector<FunctionRow> by_function(const Profile& profile, const std::vector<S
         last_stack.resize(id + 1, SIZE_MAX);
         rows[id].frame = ids.first_frame(id);
       }
-      if (i == 0) rows[id].self.add(stacks[s].totals);
+      if (i == self) rows[id].self.add(stacks[s].totals);
       if (last_stack[id] != s) {  // recursion counts once
         last_stack[id] = s;
         rows[id].total.add(stacks[s].totals);
@@ -90,7 +103,8 @@ uint32_t FunctionIds::of(uint32_t frame) {
   uint32_t& id = of_frame_[frame];
   if (id == kNoFrame) {
     const auto& f = profile_.frames()[frame];
-    auto [it, inserted] = ids_.try_emplace(f.function + '\x1f' + f.container, static_cast<uint32_t>(first_frame_.size()));
+    auto [it, inserted] = ids_.try_emplace(f.function + '\x1f' + f.container + '\x1f' + f.signature,
+                                           static_cast<uint32_t>(first_frame_.size()));
     if (inserted) first_frame_.push_back(frame);
     id = it->second;
   }

@@ -42,7 +42,7 @@ class FunctionIds {
 
 struct FunctionRow {
   uint32_t frame = kNoFrame;  // one frame of the function, for its name and kind
-  Totals self;                // the function is the innermost frame
+  Totals self;                // the function is the innermost frame (of PHP code, in a PHP stack)
   Totals total;               // the function is anywhere in the stack (once per stack)
 };
 

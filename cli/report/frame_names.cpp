@@ -1,6 +1,8 @@
 #include "cli/report/frame_names.h"
 
 #include <cctype>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace nmprof::report {
@@ -68,6 +70,34 @@ std::string bare_function(std::string_view s) {
   return name;
 }
 
+// A Java descriptor's parameters as Java writes them, classes by their simple name:
+// "(ILjava/lang/String;[J)V" -> "(int, String, long[])".
+std::string java_parameters(std::string_view descriptor) {
+  static const std::string_view kPrimitives = "BCDFIJSZ";
+  static const char* const kPrimitiveNames[] = {"byte", "char", "double", "float", "int", "long", "short", "boolean"};
+  std::string out = "(";
+  size_t at = descriptor.starts_with('(') ? 1 : descriptor.size();
+  while (at < descriptor.size() && descriptor[at] != ')') {
+    size_t dimensions = 0;
+    for (; at < descriptor.size() && descriptor[at] == '['; at++) dimensions++;
+    if (at >= descriptor.size()) break;
+    std::string type;
+    if (descriptor[at] == 'L') {
+      size_t end = descriptor.find(';', at);
+      if (end == std::string_view::npos) break;
+      std::string_view name = descriptor.substr(at + 1, end - at - 1);
+      type = name.substr(name.rfind('/') + 1);
+      at = end + 1;
+    } else {
+      size_t primitive = kPrimitives.find(descriptor[at++]);
+      type = primitive == std::string_view::npos ? "?" : kPrimitiveNames[primitive];
+    }
+    for (size_t i = 0; i < dimensions; i++) type += "[]";
+    out += (out.size() > 1 ? ", " : "") + type;
+  }
+  return out + ")";
+}
+
 // PHP: "Class::method (file.php:42)"; built-in functions have no file.
 std::string php_frame_name(const profile::Frame& frame) {
   if (frame.container.starts_with("[")) return frame.function;
@@ -82,9 +112,9 @@ std::string function_name(const profile::Frame& frame) {
   return frame.container.empty() ? frame.function : frame.container + "." + frame.function;
 }
 
-std::string frame_name(const profile::Frame& frame) {
+std::string frame_name(const profile::Frame& frame, bool parameters) {
   if (frame.kind == profile::FrameKind::Php) return php_frame_name(frame);
-  std::string name = function_name(frame);
+  std::string name = parameters ? overload_name(frame) : function_name(frame);
   if (profile::is_java(frame.kind) && frame.line > 0) name += ":" + std::to_string(frame.line);
   if (!frame.file.empty() && frame.line > 0)
     name += " (" + frame.file.substr(frame.file.rfind('/') + 1) + ":" + std::to_string(frame.line) + ")";
@@ -100,8 +130,40 @@ std::string function_location(const profile::Frame& frame) {
   return profile::is_java(frame.kind) ? std::string() : frame.container;
 }
 
-std::string shorten(std::string_view name, size_t width) {
+std::string overload_name(const profile::Frame& frame) {
+  std::string name = function_name(frame);
+  return profile::is_java(frame.kind) && !frame.signature.empty() ? name + java_parameters(frame.signature) : name;
+}
+
+Overloads::Overloads(const profile::Profile& profile, std::span<const uint32_t> frames) {
+  // Short name -> the first function seen with it, and whether another one has it too.
+  std::unordered_map<std::string, std::pair<std::string, bool>> seen;
+  std::vector<std::string> short_names;
+  for (uint32_t id : frames) {
+    short_names.push_back(bare_function(function_name(profile.frames()[id])));
+    std::string full = overload_name(profile.frames()[id]);
+    auto [it, first] = seen.try_emplace(short_names.back(), full, false);
+    if (!first && it->second.first != full) it->second.second = true;
+  }
+  for (size_t i = 0; i < frames.size(); i++)
+    if (seen[short_names[i]].second) frames_.insert(frames[i]);
+}
+
+std::string listed_function_name(const profile::Profile& profile, uint32_t id, const Overloads& overloads) {
+  const auto& frame = profile.frames()[id];
+  return overloads.contains(id) ? overload_name(frame) : function_name(frame);
+}
+
+std::string shorten(std::string_view name, size_t width, bool keep_parameters) {
   std::string s(name);
+  if (keep_parameters) {
+    // What tells an overload apart is its name and parameters: those stay whole.
+    if (s.size() > width) s = collapse_templates(s);
+    size_t open = s.find('(');
+    size_t scope = std::string_view(s).substr(0, open).find_last_of(":.");
+    if (s.size() > width && scope != std::string::npos) s = "..." + s.substr(scope + 1);
+    return s;
+  }
   for (auto step : {collapse_templates, collapse_parameters, abbreviate_packages}) {
     if (s.size() <= width) return s;
     s = step(s);
@@ -123,16 +185,21 @@ std::string shorten(std::string_view name, size_t width) {
   return "..." + s.substr(start);
 }
 
-std::string one_line_stack(const profile::Profile& profile, const profile::Stack& stack, size_t width) {
+std::string one_line_stack(const profile::Profile& profile, const profile::Stack& stack, size_t width,
+                           const Overloads& overloads) {
   constexpr size_t kMaxFrameWidth = 40;
   constexpr std::string_view kSeparator = " < ", kMore = " < ...";
   if (stack.frames.empty()) return "(no stack)";
   std::string line;
   for (size_t i = 0; i < stack.frames.size(); i++) {
-    std::string name = shorten(bare_function(function_name(profile.frames()[stack.frames[i]])), kMaxFrameWidth);
+    uint32_t id = stack.frames[i];
+    bool overload = overloads.contains(id);
+    std::string name =
+        overload ? shorten(overload_name(profile.frames()[id]), kMaxFrameWidth, true)
+                 : shorten(bare_function(function_name(profile.frames()[id])), kMaxFrameWidth);
     size_t needed = (i ? kSeparator.size() : 0) + name.size() + (i + 1 < stack.frames.size() ? kMore.size() : 0);
     if (line.size() + needed > width) {
-      if (i == 0) return shorten(name, width);
+      if (i == 0) return shorten(name, width, overload);
       return line + std::string(kMore);
     }
     if (i) line += kSeparator;

@@ -163,8 +163,15 @@ bool has_live_data(const Profile& profile) {
                                                [](const auto& p) { return p.live_tracking(); });
 }
 
+bool nothing_sampled(const Profile& profile) {
+  return profile.allocations().empty() &&
+         std::any_of(profile.processes.begin(), profile.processes.end(),
+                     [](const auto& p) { return !p.agent_version.empty(); });
+}
+
 AllocationSource reported_source(const Profile& profile) {
   const auto& allocations = profile.allocations();
+  if (nothing_sampled(profile)) return AllocationSource::Native;
   if (allocations.empty())
     throw ReportError("no allocation events (profiler.Malloc or jdk.ObjectAllocationSample)");
   bool has_native = std::any_of(allocations.begin(), allocations.end(),
@@ -190,7 +197,8 @@ Report build_report(const Profile& profile, const ReportOptions& options) {
   const auto& allocations = profile.allocations();
   for (uint32_t i = 0; i < allocations.size(); i++)
     if (allocations[i].source == r.source && matches(profile, allocations[i], options.filters)) selected.push_back(i);
-  if (selected.empty()) throw ReportError("no samples match " + filters_text(options.filters));
+  if (selected.empty() && !nothing_sampled(profile))
+    throw ReportError("no samples match " + filters_text(options.filters));
   if (options.by == ReportOptions::By::Context && options.context.kind == ContextKey::Kind::Attribute &&
       std::find(profile.context_attributes.begin(), profile.context_attributes.end(), options.context.attribute) ==
           profile.context_attributes.end())

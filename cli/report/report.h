@@ -112,8 +112,12 @@ struct Report {
 
 // Throws ReportError when the profile has nothing to report in the requested view.
 Report build_report(const profile::Profile& profile, const ReportOptions& options);
+// An nmprof recording without samples (its processes allocated too little for the
+// interval): reported, with nothing in it.
+bool nothing_sampled(const profile::Profile& profile);
 // The samples a report covers: native ones when there are any; a JDK recording still
-// gets a Java heap summary. Throws ReportError when there are no allocations.
+// gets a Java heap summary. Throws ReportError when there are no allocations (unless
+// nothing_sampled).
 profile::AllocationSource reported_source(const profile::Profile& profile);
 // Throws ReportError saying why when there is no live view of the profile.
 void check_live_view(const profile::Profile& profile);

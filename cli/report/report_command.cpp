@@ -234,6 +234,10 @@ void print_run_summary(const profile::Profile& profile, const std::string& file,
     out << indent << e.what() << "\n";
     return;
   }
+  if (r.allocated.samples == 0) {
+    write_wrapped(out, indent, nothing_sampled_text(r), width);
+    return;
+  }
   bool live = r.options.live;
   if (live) write_wrapped(out, indent + pad_right(live_label + ":", 13) + " ", live_text(r), width);
   out << indent << "allocated:    " << totals_text(r, r.allocated, false) << "\n";

@@ -33,6 +33,12 @@ std::string one_line(const std::string& text) {
 
 bool multi_process(const Report& r) { return r.processes.size() > 1; }
 
+// The frames of stacks shown together, which are told apart when they are overloads.
+void append_frames(const Profile& p, uint32_t stack, std::vector<uint32_t>& frames) {
+  const auto& ids = p.stacks()[stack].frames;
+  frames.insert(frames.end(), ids.begin(), ids.end());
+}
+
 // "~26,219 allocations", "~1 block".
 std::string estimated_count_text(double count, bool live) {
   std::string n = format_count(count);
@@ -171,7 +177,7 @@ std::string processes_text(const Report& r, const StackRow& row) {
   return text;
 }
 
-void write_frames(const Report& r, const profile::Stack& stack, std::ostream& out) {
+void write_frames(const Report& r, const profile::Stack& stack, const Overloads& overloads, std::ostream& out) {
   const Profile& p = *r.profile;
   const std::string indent(kFrameIndent, ' ');
   if (stack.frames.empty()) out << indent << "(no stack)\n";
@@ -186,12 +192,13 @@ void write_frames(const Report& r, const profile::Stack& stack, std::ostream& ou
   size_t name_width = r.options.width - kFrameIndent - 2 - location_width;
   for (size_t i = 0; i < shown; i++) {
     const auto& frame = p.frames()[stack.frames[i]];
-    std::string location = frame_location(frame);
+    bool overload = overloads.contains(stack.frames[i]);
+    std::string name = frame_name(frame, overload), location = frame_location(frame);
     if (location.empty()) {
-      out << indent << shorten(frame_name(frame), r.options.width - kFrameIndent) << "\n";
+      out << indent << shorten(name, r.options.width - kFrameIndent, overload) << "\n";
       continue;
     }
-    out << indent << pad_right(shorten(frame_name(frame), name_width), name_width) << "  "
+    out << indent << pad_right(shorten(name, name_width, overload), name_width) << "  "
         << styled(r, kDim, location) << "\n";
   }
   if (shown < stack.frames.size())
@@ -208,6 +215,9 @@ void write_stacks(const Report& r, std::ostream& out) {
   }
   out << "\nTop " << r.stacks.size() << " stacks by " << (live ? "live" : "allocated") << " bytes (of "
       << format_count(static_cast<double>(r.stack_count)) << "; they hold " << format_percent(r.stacks_share) << ")\n";
+  std::vector<uint32_t> frames;
+  for (const auto& s : r.stacks) append_frames(*r.profile, s.row.stack, frames);
+  Overloads overloads(*r.profile, frames);
   for (size_t i = 0; i < r.stacks.size(); i++) {
     const auto& s = r.stacks[i];
     const Totals& t = s.row.totals;
@@ -218,7 +228,7 @@ void write_stacks(const Report& r, std::ostream& out) {
     if (s.age) heading += "  " + age_text(*s.age);
     if (multi_process(r)) heading += "  " + processes_text(r, s.row);
     out << styled(r, kBold, cut_end(heading, r.options.width)) << "\n";
-    write_frames(r, r.profile->stacks()[s.row.stack], out);
+    write_frames(r, r.profile->stacks()[s.row.stack], overloads, out);
   }
 }
 
@@ -244,27 +254,36 @@ void write_contexts(const Report& r, std::ostream& out) {
 }
 
 // A function's name and library in `room` columns; `none` for kNoFrame.
-std::string function_text(const Profile& p, uint32_t frame_id, size_t room, const char* none) {
+std::string function_text(const Profile& p, uint32_t frame_id, const Overloads& overloads, size_t room,
+                          const char* none) {
   if (frame_id == kNoFrame) return none;
-  const auto& frame = p.frames()[frame_id];
-  std::string name = function_name(frame);
-  std::string location = function_location(frame);
-  if (location.empty()) return shorten(name, room);
+  bool overload = overloads.contains(frame_id);
+  std::string name = listed_function_name(p, frame_id, overloads);
+  std::string location = function_location(p.frames()[frame_id]);
+  if (location.empty()) return shorten(name, room, overload);
   location = " [" + location + "]";
   // The library gives way before the name is cut.
-  std::string beside = shorten(name, room > location.size() ? room - location.size() : 0);
-  return beside.starts_with("...") ? shorten(name, room) : beside + location;
+  std::string beside = shorten(name, room > location.size() ? room - location.size() : 0, overload);
+  return beside.starts_with("...") ? shorten(name, room, overload) : beside + location;
 }
 
 void write_peek(const Report& r, std::ostream& out) {
   const Profile& p = *r.profile;
   const char* view = r.options.live ? "live" : "allocated";
+  std::vector<uint32_t> frames;
+  for (const auto& row : r.peeks) {
+    frames.push_back(row.frame);
+    for (const auto* neighbours : {&row.callers, &row.callees})
+      for (const auto& n : *neighbours) frames.push_back(n.frame);
+  }
+  std::erase(frames, kNoFrame);
+  Overloads overloads(p, frames);
   out << "\nCallers and callees of functions matching '" << r.options.peek << "' (" << view << " bytes)\n";
   for (const auto& row : r.peeks) {
     std::string totals = "  total " + format_bytes(row.total.bytes) + " " +
                          format_percent(fraction(row.total.bytes, r.view_totals.bytes)) + ", self " +
                          format_bytes(row.self.bytes);
-    out << "\n" << styled(r, kBold, function_text(p, row.frame, r.options.width - totals.size(), "")) << totals << "\n";
+    out << "\n" << styled(r, kBold, function_text(p, row.frame, overloads, r.options.width - totals.size(), "")) << totals << "\n";
     for (auto [title, neighbours, none] : {std::tuple{"callers", &row.callers, "(root of the stack)"},
                                            std::tuple{"callees", &row.callees, ""}}) {
       if (neighbours->empty()) continue;
@@ -272,7 +291,7 @@ void write_peek(const Report& r, std::ostream& out) {
       for (const auto& n : *neighbours) {
         std::string line = pad_left(format_bytes(n.totals.bytes), 12) +
                            pad_left(format_percent(fraction(n.totals.bytes, row.total.bytes)), 8) + "  ";
-        out << line << function_text(p, n.frame, r.options.width - line.size(), none) << "\n";
+        out << line << function_text(p, n.frame, overloads, r.options.width - line.size(), none) << "\n";
       }
     }
   }
@@ -290,13 +309,17 @@ void write_functions(const Report& r, std::ostream& out) {
   out << pad_left("self", 10) << pad_left("self%", 8) << pad_left(count_title, 9) << pad_left("total", 12)
       << pad_left("total%", 8) << "  function\n";
   auto percent = [&r](double bytes) { return format_percent(fraction(bytes, r.view_totals.bytes)); };
+  std::vector<uint32_t> frames;
+  for (const auto& f : r.functions)
+    if (f.frame != kNoFrame) frames.push_back(f.frame);
+  Overloads overloads(p, frames);
   for (const auto& f : r.functions) {
     double count = estimated ? f.self.count : static_cast<double>(f.self.samples);
     std::string line = pad_left(format_bytes(f.self.bytes), 10) + pad_left(percent(f.self.bytes), 8) +
                        pad_left(format_count(count), 9) + pad_left(format_bytes(f.total.bytes), 12) +
                        pad_left(percent(f.total.bytes), 8) + "  ";
     size_t room = r.options.width - line.size();
-    out << line << function_text(p, f.frame, room, "(no stack)") << "\n";
+    out << line << function_text(p, f.frame, overloads, room, "(no stack)") << "\n";
   }
 }
 
@@ -357,6 +380,12 @@ std::string totals_text(const Report& r, const Totals& t, bool live) {
   return "~" + format_bytes(t.bytes) + " in " + estimated_count_text(t.count, live) + " (" + samples + ")";
 }
 
+std::string nothing_sampled_text(const Report& r) {
+  std::string interval = r.sampling_interval ? " (" + format_bytes(*r.sampling_interval) + ")" : "";
+  return "Nothing was sampled: the program allocated too little for the sampling interval" + interval +
+         "; a smaller --nativemem samples more.";
+}
+
 std::string live_text(const Report& r) {
   const LiveSummary& live = *r.live;
   if (!live.lower_bound_bytes) return totals_text(r, live.totals, true);
@@ -366,15 +395,23 @@ std::string live_text(const Report& r) {
 
 void write_compact_stacks(const Profile& profile, const std::vector<RankedStack>& stacks, double whole, size_t width,
                           std::ostream& out) {
+  std::vector<uint32_t> frames;
+  for (const auto& s : stacks) append_frames(profile, s.row.stack, frames);
+  Overloads overloads(profile, frames);
   for (const auto& s : stacks) {
     std::string head = "    " + pad_left(format_bytes(s.row.totals.bytes), 10) + "  " +
                        pad_left(format_percent(fraction(s.row.totals.bytes, whole)), 6) + "  ";
-    out << head << one_line_stack(profile, profile.stacks()[s.row.stack], width - head.size()) << "\n";
+    out << head << one_line_stack(profile, profile.stacks()[s.row.stack], width - head.size(), overloads) << "\n";
   }
 }
 
 void write_text_report(const Report& r, std::ostream& out) {
   write_header(r, out);
+  if (r.allocated.samples == 0) {
+    out << "\n";
+    write_wrapped(out, "", nothing_sampled_text(r), r.options.width);
+    return;
+  }
   if (r.options.live) {
     out << "\nLive memory\n";
     write_live_details(r, out, "  ");

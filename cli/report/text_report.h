@@ -14,6 +14,8 @@ void write_text_report(const Report& report, std::ostream& out);
 std::string totals_text(const Report& report, const Totals& totals, bool live);
 // The live totals, or the bounds of live bytes when the tracking table overflowed.
 std::string live_text(const Report& report);
+// The report of a recording without samples: why, and what samples more.
+std::string nothing_sampled_text(const Report& report);
 // One line per stack: "    5.00 MiB   66.7%  fill < load < main", the share taken of `whole` bytes.
 void write_compact_stacks(const profile::Profile& profile, const std::vector<RankedStack>& stacks, double whole,
                           size_t width, std::ostream& out);

@@ -53,8 +53,9 @@ const StackResolver::Method& StackResolver::method(const jfr::Value& reference) 
   if (memo != methods_.end()) return memo->second;
   jfr::Value m = chunk_.resolve(reference);
   std::string descriptor = text_of(chunk_, m.field("descriptor"));
+  bool placeholder = descriptor.ends_with(")L;");
   Method method{text_of(chunk_, m.field("name")), text_of(chunk_, chunk_.resolve(m.field("type")).field("name")),
-                descriptor.ends_with(")L;")};
+                std::move(descriptor), placeholder};
   return methods_.emplace(reference.key(), std::move(method)).first->second;
 }
 
@@ -91,7 +92,10 @@ uint32_t StackResolver::frame(const jfr::Value& value) {
   const Method& m = method(value.field("method"));
   Frame frame{m.name, m.class_name, kind(value.field("type"), m), -1, {}};
   if (is_runtime_frame(frame.kind)) {
-    if (is_java(frame.kind)) std::replace(frame.container.begin(), frame.container.end(), '/', '.');
+    if (is_java(frame.kind)) {
+      std::replace(frame.container.begin(), frame.container.end(), '/', '.');
+      frame.signature = m.descriptor;
+    }
     int64_t line = value.field("lineNumber").integer();
     if (line > 0) frame.line = static_cast<int32_t>(line);
   } else {

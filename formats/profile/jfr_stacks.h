@@ -31,6 +31,7 @@ class StackResolver {
   struct Method {
     std::string name;
     std::string class_name;
+    std::string descriptor;
     bool native_placeholder;  // the descriptor native profilers write instead of a JVM one
   };
   const Method& method(const jfr::Value& reference);

@@ -41,6 +41,7 @@ struct Frame {
   FrameKind kind = FrameKind::Native;
   int32_t line = -1;  // -1 when unknown
   std::string file;   // native: the source file, from the module's DWARF line table
+  std::string signature = {};  // Java: the method's descriptor, "(I)V", which tells overloads apart
   bool operator==(const Frame&) const = default;
 };
 

@@ -99,6 +99,33 @@ TEST(Aggregation, FramesOfOneFunctionShareARowAndEmptyStacksGetTheirOwn) {
   EXPECT_DOUBLE_EQ(a.functions[1].self.bytes, 30);
 }
 
+TEST(Aggregation, PhpFunctionsOwnTheEngineFramesInsideThem) {
+  ProfileMaker m;
+  uint32_t p = m.process(1, 0, 10);
+  auto frame = [&](const char* function, const char* container, profile::FrameKind kind) {
+    return m.profile.add_frame({function, container, kind, -1, {}});
+  };
+  using profile::FrameKind;
+  profile::Stack php;  // the engine's frames inside a built-in PHP function inside the script's
+  php.frames = {frame("zend_string_alloc", "php", FrameKind::Native), frame("zif_str_repeat", "php", FrameKind::Native),
+                frame("str_repeat", "[internal function]", FrameKind::Php),
+                frame("build", "/app/index.php", FrameKind::Php), frame("{main}", "/app/index.php", FrameKind::Php)};
+  profile::Stack java;  // native code under Java keeps its self bytes
+  java.frames = {frame("my_alloc", "libnative.so", FrameKind::Native), frame("alloc", "app.Native", FrameKind::Java)};
+  m.alloc(p, m.profile.add_stack(php), 1, 0, 100);
+  m.alloc(p, m.profile.add_stack(java), 2, 0, 50);
+  const auto& pr = m.profile;
+  Aggregate a = aggregate(pr, all(pr), false);
+  EXPECT_EQ(pr.frames()[a.functions[0].frame].function, "str_repeat");
+  EXPECT_DOUBLE_EQ(row(pr, a, "str_repeat").self.bytes, 100);
+  EXPECT_DOUBLE_EQ(row(pr, a, "zend_string_alloc").self.bytes, 0);
+  EXPECT_DOUBLE_EQ(row(pr, a, "zend_string_alloc").total.bytes, 100);
+  EXPECT_DOUBLE_EQ(row(pr, a, "build").self.bytes, 0);
+  EXPECT_DOUBLE_EQ(row(pr, a, "build").total.bytes, 100);
+  EXPECT_DOUBLE_EQ(row(pr, a, "my_alloc").self.bytes, 50);
+  EXPECT_DOUBLE_EQ(row(pr, a, "alloc").self.bytes, 0);
+}
+
 TEST(Aggregation, AttributesStacksToProcesses) {
   ProfileMaker m;
   uint32_t p1 = m.process(1, 0, 10), p2 = m.process(2, 0, 10);

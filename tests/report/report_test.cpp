@@ -262,6 +262,29 @@ TEST(Report, WarnsThatUnweightedSamplesAreNotEstimates) {
   EXPECT_TRUE(contains(r.notes[0], "totals are sums of sampled sizes, not estimates")) << r.notes[0];
 }
 
+TEST(Report, SaysNothingWasSampledInARecordingWithoutSamples) {
+  std::string empty = nmprof::testing::temp_path("no-samples.jfr");
+  int fd = open_new(empty);
+  NmprofChunk chunk(fd, 5);
+  chunk.process(1, "true");
+  chunk.setting("nativemem", "524288");
+  chunk.setting("live", "true");
+  chunk.append(kStart + 1);
+  close(fd);
+  for (bool live : {false, true}) {
+    ReportOptions options;
+    options.live = live;
+    options.wide = true;
+    Output text = report(empty, options);
+    EXPECT_EQ(text.status, 0) << text.err;
+    EXPECT_TRUE(contains(text.out, "Command     true\n")) << text.out;
+    EXPECT_TRUE(contains(text.out, "\nNothing was sampled: the program allocated too little for the sampling interval "
+                                   "(512 KiB); a smaller --nativemem samples more.\n"))
+        << text.out;
+    EXPECT_FALSE(contains(text.out, "Live at the end")) << text.out;
+  }
+}
+
 TEST(Report, FailsWithOneLineForFilesItCannotReport) {
   Output missing = report("/nonexistent/x.jfr");
   EXPECT_EQ(missing.status, 1);
@@ -274,10 +297,9 @@ TEST(Report, FailsWithOneLineForFilesItCannotReport) {
   EXPECT_EQ(not_jfr.status, 1);
   EXPECT_EQ(not_jfr.err, "nmprof report: " + text + ": not a JFR file (no \"FLR\" magic)\n");
 
-  std::string empty = nmprof::testing::temp_path("no-samples.jfr");
+  std::string empty = nmprof::testing::temp_path("no-events.jfr");  // not even a process said what it is
   int fd = open_new(empty);
   NmprofChunk chunk(fd, 5);
-  chunk.process(1, "true");
   chunk.append(kStart + 1);
   close(fd);
   Output no_samples = report(empty);

@@ -79,6 +79,33 @@ TEST(FrameNames, JavaFramesNameTheirClassAndKind) {
   EXPECT_EQ(frame_location(native), "libapp.so");
 }
 
+TEST(FrameNames, OverloadsInOneListShowTheirParameters) {
+  testing::ProfileMaker m;
+  const auto& p = m.profile;
+  uint32_t by_int = m.stack({"ns::f(int)", "main"}), by_double = m.stack({"ns::f(double)", "ns::g(int)", "main"});
+  std::vector<uint32_t> frames = p.stacks()[by_int].frames;
+  frames.insert(frames.end(), p.stacks()[by_double].frames.begin(), p.stacks()[by_double].frames.end());
+  Overloads overloads(p, frames);
+  EXPECT_EQ(one_line_stack(p, p.stacks()[by_int], 100, overloads), "ns::f(int) < main");
+  EXPECT_EQ(one_line_stack(p, p.stacks()[by_double], 100, overloads), "ns::f(double) < ns::g < main");
+  EXPECT_EQ(one_line_stack(p, p.stacks()[by_int], 100), "ns::f < main");  // alone, no overload to tell apart
+  // Too long for its room, an overload loses its scope and template arguments, never its parameters.
+  std::string long_name = "app::storage::Table<int>::insert(std::pair<int, int> const&)";
+  EXPECT_EQ(shorten(long_name, 30, true), "...insert(std::pair<...> const&)");
+  EXPECT_EQ(shorten(long_name, 30), "...Table<...>::insert(...)");
+
+  // Java overloads differ only by their descriptors.
+  profile::Frame put_int{"put", "app.Cache", profile::FrameKind::Java, 10, {}, "(ILjava/lang/String;)V"};
+  profile::Frame put_longs{"put", "app.Cache", profile::FrameKind::Java, 20, {}, "([[JZ)V"};
+  uint32_t a = m.profile.add_frame(put_int), b = m.profile.add_frame(put_longs);
+  EXPECT_NE(a, b);
+  Overloads java(p, std::vector<uint32_t>{a, b});
+  EXPECT_EQ(listed_function_name(p, a, java), "app.Cache.put(int, String)");
+  EXPECT_EQ(listed_function_name(p, b, java), "app.Cache.put(long[][], boolean)");
+  EXPECT_EQ(listed_function_name(p, a, {}), "app.Cache.put");
+  EXPECT_EQ(frame_name(put_int, true), "app.Cache.put(int, String):10");
+}
+
 TEST(FrameNames, OneLineStacksEndWithAnEllipsisWhenTheyDoNotFit) {
   testing::ProfileMaker m;
   uint32_t st = m.stack({"Parser<int>::parse(char const*)", "load_config()", "main"});
