@@ -4,6 +4,9 @@
 // aborts the process, or would leave the recorder's lock held. While one of these
 // lives, the calling thread cannot be cancelled; a pending cancellation is acted on
 // at the host's next cancellation point, as it would have been without the agent.
+// A thread whose cancellation is asynchronous is cancelled by the destructor itself
+// (glibc acts on a pending request when cancellation is enabled again): the unwind
+// must go through the agent's frames to the host's, so the destructor may throw it.
 #pragma once
 
 #include <pthread.h>
@@ -13,7 +16,7 @@ namespace nmprof {
 class CancellationOff {
  public:
   CancellationOff() { pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &previous_); }
-  ~CancellationOff() { pthread_setcancelstate(previous_, nullptr); }
+  ~CancellationOff() noexcept(false) { pthread_setcancelstate(previous_, nullptr); }
   CancellationOff(const CancellationOff&) = delete;
   CancellationOff& operator=(const CancellationOff&) = delete;
 

@@ -20,5 +20,8 @@ namespace nmprof {
 void install_fatal_handlers(bool (*flush)());
 // Puts back what was there before, where the agent's handler is still installed.
 void remove_fatal_handlers();
+// When `handler` is the agent's fatal-signal handler: the disposition it took over
+// (what the host set before), else null.
+const struct sigaction* disposition_before_fatal_handler(int signo, const void* handler);
 
 }  // namespace nmprof
