@@ -66,6 +66,14 @@ void record_sample(ThreadState& t, const unwind::Registers& caller, void* p, siz
                                       allocator);
 }
 
+__attribute__((noinline)) void record_guarded_sample(ThreadState& t, const unwind::Registers& caller, void* p,
+                                                     size_t size, jfr::schema::AllocatorKey allocator) {
+  AgentGuard guard;
+  record_sample(t, caller, p, size, allocator);
+  // Before the next countdown is drawn, so that it is drawn with the new interval.
+  if (g_agent->rate.active()) Sampler::set_interval(g_agent->rate.on_sample(monotonic_ticks()));
+}
+
 bool flush_for_signal() {
   CancellationOff no_cancel;
   return g_agent->recorder.flush_from_signal();
@@ -86,8 +94,8 @@ void after_fork_in_parent() {
 void after_fork_in_child() {
   int parent_tid = t_state.tid_;
   agent_memory::after_fork();
-  AgentGuard guard;
   CancellationOff no_cancel;
+  AgentGuard guard;
   // Locks and work in progress of threads that did not come along.
   g_agent->patcher.reset_lock();
   g_agent->library_change_lock.unlock();
@@ -150,17 +158,19 @@ bool create_agent(AgentMode mode) {
 
 // Hooks tail-call this, so its return address is in the caller of malloc: the walk
 // starts there, from this function's frame pointer, instead of unwinding the agent.
+// No object with a destructor in this frame: a thread cancelled asynchronously here
+// is unwound straight through it (cancellation_off.h), and the cancellation put off
+// while it samples is acted on once the sample is taken.
 void* on_sampled_allocation(void* p, size_t size, jfr::schema::AllocatorKey allocator) {
   ThreadState& t = t_state;
   if (!Sampler::confirm(t, size)) return p;
   if (p && g_agent && g_agent->recording.load(std::memory_order_relaxed)) {
     auto* frame = static_cast<uintptr_t*>(__builtin_frame_address(0));
     unwind::Registers caller{frame[1], reinterpret_cast<uintptr_t>(frame + 2), frame[0]};
-    AgentGuard guard;
-    CancellationOff no_cancel;
-    record_sample(t, caller, p, size, allocator);
-    // Before the next countdown is drawn, so that it is drawn with the new interval.
-    if (g_agent->rate.active()) Sampler::set_interval(g_agent->rate.on_sample(monotonic_ticks()));
+    int cancel_state;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    record_guarded_sample(t, caller, p, size, allocator);
+    pthread_setcancelstate(cancel_state, nullptr);
   }
   Sampler::restart(t);
   resume_deferred_signal();
@@ -174,15 +184,15 @@ bool take_tracked_block(void* p, TakenBlock* out) {
 }
 
 void settle_taken_block(const TakenBlock& taken, bool freed) {
-  AgentGuard guard;
   CancellationOff no_cancel;
+  AgentGuard guard;
   g_agent->recorder.settle_block(t_state, taken.block, taken.taken_at, freed);
 }
 
 void on_tracked_free(void* p) {
   if (!g_agent) return;
-  AgentGuard guard;
   CancellationOff no_cancel;
+  AgentGuard guard;
   // What the engine frees in its request cleanup, the PHP script still held when
   // it ended: the live view shows it (ZendMM on or off).
   php::PhpStacks* php = g_agent->php.stacks();
@@ -192,8 +202,8 @@ void on_tracked_free(void* p) {
 
 void on_libraries_changed(bool deepbind) {
   if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed)) return;
-  AgentGuard guard;
   CancellationOff no_cancel;
+  AgentGuard guard;
   g_agent->library_change_lock.lock(static_cast<int>(gettid()));
   if (g_agent->modules.refresh()) {
     g_agent->patcher.patch_all(deepbind);
@@ -211,8 +221,8 @@ void on_runtime_checkpoint() {
 
 void on_runtime_request_end(jfr::schema::AllocatorKey allocator, bool heap_reset) {
   if (!g_agent) return;
-  AgentGuard guard;
   CancellationOff no_cancel;
+  AgentGuard guard;
   if (heap_reset) g_agent->recorder.forget_blocks_of(t_state, allocator);
   // A server's request ended: what it recorded is written now. Its worker may be
   // killed before the next write (php-fpm stops its workers with SIGTERM, after
@@ -223,14 +233,14 @@ void on_runtime_request_end(jfr::schema::AllocatorKey allocator, bool heap_reset
 void on_process_image_ending() {
   if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed)) return;
   // After vfork() the child shares our memory until it execs: leave it alone.
-  AgentGuard guard;
   CancellationOff no_cancel;
+  AgentGuard guard;
   if (getpid() == g_agent->recorder.pid()) g_agent->recorder.flush();
 }
 
 bool start_agent(const AgentOptions& options, AgentMode mode) {
-  AgentGuard guard;
   CancellationOff no_cancel;
+  AgentGuard guard;
   if (!g_agent && !create_agent(mode)) return false;
   if (g_agent->recording.load(std::memory_order_acquire)) return true;
   Agent* agent = g_agent;
@@ -290,8 +300,8 @@ void* on_symbol_lookup(const char* name, void* found) {
 
 void finish_agent() {
   if (!g_agent || !g_agent->recording.exchange(false)) return;
-  AgentGuard guard;
   CancellationOff no_cancel;
+  AgentGuard guard;
   g_agent->recorder.finish();
 }
 

@@ -50,10 +50,9 @@ def test_threads_cancelled_asynchronously_end_as_without_nmprof(nmprof, programs
     program = programs.c("cancelled_threads.c")
     expected = plain(program, 200, "async")
     assert expected.stdout == "ok\n"
-    for interval in ("0", "512k"):
-        out, result = profiled(nmprof, tmp_path, program, 200, "async", interval=interval)
-        assert_same_as_plain(result, expected)
-        assert sites(out, "cancelled_threads!")["cancelled_threads!compute"] > 0
+    out, result = profiled(nmprof, tmp_path, program, 200, "async", interval="0", timeout=60)
+    assert_same_as_plain(result, expected)
+    assert sites(out, "cancelled_threads!")["cancelled_threads!compute"] > 0
 
 
 def test_signal_dispositions_look_as_without_nmprof(nmprof, programs, tmp_path):

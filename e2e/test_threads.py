@@ -8,11 +8,12 @@ import math
 import os
 import pwd
 import shutil
+import subprocess
 import tempfile
 
 import pytest
 
-from conftest import report_json, run
+from conftest import nmprof_path, report_json, run
 
 SIZES = {"site_malloc": 64, "site_calloc": 10 * 24, "site_realloc": 3000}
 
@@ -79,10 +80,14 @@ def test_a_process_refused_a_writer_thread_is_recorded_by_its_own_threads(nmprof
     # Readable by that user: the agent names frames from the program's own file.
     directory = tempfile.mkdtemp(prefix="nmprof-e2e-nproc-", dir="/var/tmp")
     try:
-        os.chmod(directory, 0o777)
+        os.chmod(directory, 0o1777)
         program = shutil.copy(programs.c("writer_refused.c"), directory)
         out = os.path.join(directory, "refused.jfr")
-        result = run(nmprof, "run", "-q", "--nativemem", "0", "-o", out, "--", program, uid, 20000, check=0)
+        # Preloaded, not under `nmprof run`, whose private directory the user may not write.
+        agent = nmprof_path().parent.parent / "lib" / "nmprof" / "libnmprof.so"
+        env = dict(os.environ, LD_PRELOAD=str(agent), NMPROF_OPTIONS=f"nativemem=0,file={out}")
+        result = subprocess.run([program, str(uid), "20000"], env=env, capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
         assert result.stdout == "worker_site 20000\nmain_site 20000\n"
         refusals = [line for line in result.stderr.splitlines() if "no writer thread" in line]
         assert len(refusals) == 1 and "EAGAIN" in refusals[0], result.stderr

@@ -5,8 +5,11 @@
 // lives, the calling thread cannot be cancelled; a pending cancellation is acted on
 // at the host's next cancellation point, as it would have been without the agent.
 // A thread whose cancellation is asynchronous is cancelled by the destructor itself
-// (glibc acts on a pending request when cancellation is enabled again): the unwind
-// must go through the agent's frames to the host's, so the destructor may throw it.
+// (glibc acts on a pending request when cancellation is enabled again), so glibc's
+// unwind must go through the agent's frames to the host's: the destructor may throw
+// it, and must run with nothing else of the agent's left to clean up (declare it
+// first), since the agent's own landing pads cannot run under glibc's unwinder
+// (its personality is the static libstdc++'s, which aborts in libgcc_s's context).
 #pragma once
 
 #include <pthread.h>

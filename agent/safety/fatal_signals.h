@@ -12,6 +12,8 @@
 // loaded later (the java launcher loads it with dlopen).
 #pragma once
 
+#include <signal.h>
+
 namespace nmprof {
 
 // flush: writes the recording; it may block on the allocator if the crash happened

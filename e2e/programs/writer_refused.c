@@ -11,16 +11,15 @@
 
 static long allocations;
 
-__attribute__((noinline)) static void allocate_at(long count, size_t size) {
-  for (long i = 0; i < count; i++) {
-    void* p = malloc(size);
-    __asm__ volatile("" : : "r"(p) : "memory");
-    free(p);
+#define ALLOCATE(size)                              \
+  for (long i = 0; i < allocations; i++) {          \
+    void* p = malloc(size);                         \
+    __asm__ volatile("" : : "r"(p) : "memory");     \
+    free(p);                                        \
   }
-}
 
-__attribute__((noinline)) void worker_site(void) { allocate_at(allocations, 48); }
-__attribute__((noinline)) void main_site(void) { allocate_at(allocations, 80); }
+__attribute__((noinline)) void worker_site(void) { ALLOCATE(48) }
+__attribute__((noinline)) void main_site(void) { ALLOCATE(80) }
 
 static void* worker(void* arg) {
   (void)arg;
