@@ -170,7 +170,7 @@ void* on_sampled_allocation(void* p, size_t size, jfr::schema::AllocatorKey allo
     int cancel_state;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
     record_guarded_sample(t, caller, p, size, allocator);
-    pthread_setcancelstate(cancel_state, nullptr);
+    restore_cancellation(cancel_state);
   }
   Sampler::restart(t);
   resume_deferred_signal();

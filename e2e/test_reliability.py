@@ -56,8 +56,8 @@ def test_threads_cancelled_asynchronously_end_as_without_nmprof(nmprof, programs
 
 
 def test_signal_dispositions_look_as_without_nmprof(nmprof, programs, tmp_path):
-    # The agent's SIGINT/SIGTERM/SIGHUP and crash handlers are shown as the default
-    # action they stand for; before the fix the program saw "handler" for each. The
+    # The agent's SIGINT/SIGTERM/SIGHUP handlers are shown as the default action they
+    # stand for; before the fix the program saw "handler" for each. The
     # program then puts back SIGTERM's disposition and ends by it: still recorded.
     program = programs.c("signal_dispositions.c")
     expected = plain(program)

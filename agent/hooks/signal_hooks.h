@@ -1,5 +1,5 @@
 // Entry points for the calls that set and tell a program a signal's disposition
-// (sigaction, signal): the handlers the agent installed are shown as what they stand
+// (sigaction, signal): the agent's termination handlers are shown as what they stand
 // for, and stay when the program puts that back (termination_signals.h), so that it
 // decides as it would without nmprof.
 #pragma once
@@ -16,7 +16,7 @@ struct SigactionHook {
   static int call(int signo, const struct sigaction* action, struct sigaction* old) {
     int result = hook_target<int (*)(int, const struct sigaction*, struct sigaction*)>(kSigaction, K)(
         signo, action_to_install(signo, action), old);
-    if (result == 0 && old) show_host_disposition(signo, old);
+    if (result == 0 && old) show_host_disposition(old);
     return result;
   }
 };
@@ -31,7 +31,7 @@ struct SignalHook {
     if (old == SIG_ERR) return old;
     struct sigaction shown = {};
     shown.sa_handler = old;
-    show_host_disposition(signo, &shown);
+    show_host_disposition(&shown);
     return shown.sa_handler;
   }
 };

@@ -107,11 +107,6 @@ void install_fatal_handlers(bool (*flush)()) {
   }
 }
 
-const struct sigaction* disposition_before_fatal_handler(int signo, const void* handler) {
-  bool ours = signo > 0 && signo < NSIG && handler == reinterpret_cast<const void*>(on_fatal_signal);
-  return ours ? &g_previous[signo] : nullptr;
-}
-
 void remove_fatal_handlers() {
   for (int signo : kSignals) {
     if (!g_installed[signo]) continue;

@@ -12,8 +12,6 @@
 // loaded later (the java launcher loads it with dlopen).
 #pragma once
 
-#include <signal.h>
-
 namespace nmprof {
 
 // flush: writes the recording; it may block on the allocator if the crash happened
@@ -22,8 +20,5 @@ namespace nmprof {
 void install_fatal_handlers(bool (*flush)());
 // Puts back what was there before, where the agent's handler is still installed.
 void remove_fatal_handlers();
-// When `handler` is the agent's fatal-signal handler: the disposition it took over
-// (what the host set before), else null.
-const struct sigaction* disposition_before_fatal_handler(int signo, const void* handler);
 
 }  // namespace nmprof

@@ -4,8 +4,6 @@
 
 #include <atomic>
 
-#include "agent/safety/fatal_signals.h"
-
 namespace nmprof {
 namespace {
 
@@ -51,13 +49,10 @@ const struct sigaction* action_to_install(int signo, const struct sigaction* req
   return taken && default_action ? &g_ours[signo] : requested;
 }
 
-void show_host_disposition(int signo, struct sigaction* action) {
-  const void* handler = reinterpret_cast<const void*>(action->sa_handler);  // or sa_sigaction: one union
-  if (handler == reinterpret_cast<const void*>(on_signal)) {
+void show_host_disposition(struct sigaction* action) {
+  if (!(action->sa_flags & SA_SIGINFO) && action->sa_handler == on_signal) {
     *action = {};
     action->sa_handler = SIG_DFL;
-  } else if (const struct sigaction* before = disposition_before_fatal_handler(signo, handler)) {
-    *action = *before;
   }
 }
 
