@@ -177,27 +177,54 @@ void* on_sampled_allocation(void* p, size_t size, jfr::schema::AllocatorKey allo
   return p;
 }
 
-bool take_tracked_block(void* p, TakenBlock* out) {
-  if (!p || !g_agent) return false;
+namespace {
+
+// The parts with objects to clean up, each in a frame of its own (below).
+__attribute__((noinline)) bool take_guarded(void* p, TakenBlock* out) {
   AgentGuard guard;
   return g_agent->recorder.take_block(t_state, reinterpret_cast<uintptr_t>(p), &out->block, &out->taken_at);
 }
 
-void settle_taken_block(const TakenBlock& taken, bool freed) {
-  CancellationOff no_cancel;
+__attribute__((noinline)) void settle_guarded(const TakenBlock& taken, bool freed) {
   AgentGuard guard;
   g_agent->recorder.settle_block(t_state, taken.block, taken.taken_at, freed);
 }
 
-void on_tracked_free(void* p) {
-  if (!g_agent) return;
-  CancellationOff no_cancel;
+__attribute__((noinline)) void record_guarded_free(void* p) {
   AgentGuard guard;
   // What the engine frees in its request cleanup, the PHP script still held when
   // it ended: the live view shows it (ZendMM on or off).
   php::PhpStacks* php = g_agent->php.stacks();
   bool recorded = !(php && php->in_request_cleanup(t_state));
   g_agent->recorder.record_free(t_state, reinterpret_cast<uintptr_t>(p), recorded);
+}
+
+}  // namespace
+
+// On the free path, as on_sampled_allocation: no object with a destructor in these
+// frames, and no cancellation while the live heap's locks are held.
+bool take_tracked_block(void* p, TakenBlock* out) {
+  if (!p || !g_agent) return false;
+  int cancel_state;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+  bool taken = take_guarded(p, out);
+  restore_cancellation(cancel_state);
+  return taken;
+}
+
+void settle_taken_block(const TakenBlock& taken, bool freed) {
+  int cancel_state;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+  settle_guarded(taken, freed);
+  restore_cancellation(cancel_state);
+}
+
+void on_tracked_free(void* p) {
+  if (!g_agent) return;
+  int cancel_state;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+  record_guarded_free(p);
+  restore_cancellation(cancel_state);
 }
 
 void on_libraries_changed(bool deepbind) {
