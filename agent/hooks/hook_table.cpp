@@ -4,6 +4,7 @@
 
 #include "agent/hooks/allocation_hooks.h"
 #include "agent/hooks/process_hooks.h"
+#include "agent/hooks/signal_hooks.h"
 
 namespace nmprof {
 
@@ -32,6 +33,8 @@ const HookedFunction g_hooked_functions[kHookCount] = {
     {"_exit", NMPROF_HOOK_ENTRIES(UnderscoreExitHook)},
     {"_Exit", NMPROF_HOOK_ENTRIES(UnderscoreUpperExitHook)},
     {"sysconf", NMPROF_HOOK_ENTRIES(SysconfHook)},
+    {"sigaction", NMPROF_HOOK_ENTRIES(SigactionHook)},
+    {"signal", NMPROF_HOOK_ENTRIES(SignalHook)},
 };
 
 std::atomic<void*> g_hook_targets[kHookCount][kMaxBindings];

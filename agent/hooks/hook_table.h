@@ -36,6 +36,8 @@ enum HookId {
   kUnderscoreExit,
   kUnderscoreUpperExit,
   kSysconf,
+  kSigaction,
+  kSignal,
   kHookCount
 };
 

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "agent/java/java_thread_info.h"
+#include "agent/log.h"
 #include "agent/options.h"
 #include "agent/recording/clock.h"
 #include "agent/recording/thread_context.h"
@@ -362,7 +363,12 @@ void Recorder::start_writer() {
   int idle = 0;
   // Never from a vfork() child (it shares our memory until it execs).
   if (getpid() != pid() || !writer_state_.compare_exchange_strong(idle, kWriterThreadRunning)) return;
-  if (!start_writer_thread(writer_main, this)) writer_state_.store(kNoWriterThread, std::memory_order_release);
+  if (int error = start_writer_thread(writer_main, this)) {
+    writer_state_.store(kNoWriterThread, std::memory_order_release);
+    // strerrorname_np: no locale, no allocation (strerror may do both).
+    log_line("no writer thread (the system refused one: %s); threads that sample write the recording",
+             strerrorname_np(error));
+  }
 }
 
 // ---- The writer ----
