@@ -265,6 +265,13 @@ void on_process_image_ending() {
   if (getpid() == g_agent->recorder.pid()) g_agent->recorder.flush();
 }
 
+void on_user_id_changing() {
+  if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed)) return;
+  CancellationOff no_cancel;
+  AgentGuard guard;
+  if (getpid() == g_agent->recorder.pid()) g_agent->recorder.open_file_now();
+}
+
 void on_process_ending() {
   // A vfork() child that failed to exec ends here too: the recording is its parent's.
   if (g_agent && getpid() == g_agent->recorder.pid()) finish_agent();

@@ -6,14 +6,13 @@ within statistical bounds at 4 KiB."""
 
 import math
 import os
-import pwd
 import shutil
 import subprocess
 import tempfile
 
 import pytest
 
-from conftest import nmprof_path, report_json, run
+from conftest import nmprof_path, report_json, run, unused_uid
 
 SIZES = {"site_malloc": 64, "site_calloc": 10 * 24, "site_realloc": 3000}
 
@@ -76,7 +75,7 @@ def test_a_process_refused_a_writer_thread_is_recorded_by_its_own_threads(nmprof
     # so, and the sampling threads write everything themselves, nothing lost.
     if os.geteuid() != 0:
         pytest.skip("needs root, to run the program as a user of its own under RLIMIT_NPROC")
-    uid = next(u for u in range(61000, 62000) if not any(p.pw_uid == u for p in pwd.getpwall()))
+    uid = unused_uid()
     # Readable by that user: the agent names frames from the program's own file.
     directory = tempfile.mkdtemp(prefix="nmprof-e2e-nproc-", dir="/var/tmp")
     try:

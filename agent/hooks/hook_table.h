@@ -38,6 +38,10 @@ enum HookId {
   kSysconf,
   kSigaction,
   kSignal,
+  kSetuid,
+  kSeteuid,
+  kSetreuid,
+  kSetresuid,
   kHookCount
 };
 

@@ -642,8 +642,15 @@ void Recorder::write_locked(uint64_t now, bool defer_unresolved) {
 
 // The recording ends with the process.
 void Recorder::write_final(uint64_t now) {
-  if (!file_.opened() && samples_ == 0 && !create_file_ && !file_.claim_unused()) return;
+  if (!file_.opened() && samples_ == 0 && !create_file_ && !file_.open_now(false)) return;
   write_locked(now);
+}
+
+void Recorder::open_file_now() {
+  int self = current_tid();
+  write_lock_.lock(self);
+  if (recording()) file_.open_now(true);
+  write_lock_.unlock();
 }
 
 void Recorder::flush() {
