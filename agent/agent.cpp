@@ -66,6 +66,14 @@ void record_sample(ThreadState& t, const unwind::Registers& caller, void* p, siz
                                       allocator);
 }
 
+__attribute__((noinline)) void record_guarded_sample(ThreadState& t, const unwind::Registers& caller, void* p,
+                                                     size_t size, jfr::schema::AllocatorKey allocator) {
+  AgentGuard guard;
+  record_sample(t, caller, p, size, allocator);
+  // Before the next countdown is drawn, so that it is drawn with the new interval.
+  if (g_agent->rate.active()) Sampler::set_interval(g_agent->rate.on_sample(monotonic_ticks()));
+}
+
 bool flush_for_signal() {
   CancellationOff no_cancel;
   return g_agent->recorder.flush_from_signal();
@@ -86,8 +94,8 @@ void after_fork_in_parent() {
 void after_fork_in_child() {
   int parent_tid = t_state.tid_;
   agent_memory::after_fork();
-  AgentGuard guard;
   CancellationOff no_cancel;
+  AgentGuard guard;
   // Locks and work in progress of threads that did not come along.
   g_agent->patcher.reset_lock();
   g_agent->library_change_lock.unlock();
@@ -150,39 +158,40 @@ bool create_agent(AgentMode mode) {
 
 // Hooks tail-call this, so its return address is in the caller of malloc: the walk
 // starts there, from this function's frame pointer, instead of unwinding the agent.
+// No object with a destructor in this frame: a thread cancelled asynchronously here
+// is unwound straight through it (cancellation_off.h), and the cancellation put off
+// while it samples is acted on once the sample is taken.
 void* on_sampled_allocation(void* p, size_t size, jfr::schema::AllocatorKey allocator) {
   ThreadState& t = t_state;
   if (!Sampler::confirm(t, size)) return p;
   if (p && g_agent && g_agent->recording.load(std::memory_order_relaxed)) {
     auto* frame = static_cast<uintptr_t*>(__builtin_frame_address(0));
     unwind::Registers caller{frame[1], reinterpret_cast<uintptr_t>(frame + 2), frame[0]};
-    AgentGuard guard;
-    CancellationOff no_cancel;
-    record_sample(t, caller, p, size, allocator);
-    // Before the next countdown is drawn, so that it is drawn with the new interval.
-    if (g_agent->rate.active()) Sampler::set_interval(g_agent->rate.on_sample(monotonic_ticks()));
+    int cancel_state;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    record_guarded_sample(t, caller, p, size, allocator);
+    restore_cancellation(cancel_state);
   }
   Sampler::restart(t);
   resume_deferred_signal();
   return p;
 }
 
-bool take_tracked_block(void* p, TakenBlock* out) {
-  if (!p || !g_agent) return false;
+namespace {
+
+// The parts with objects to clean up, each in a frame of its own (below).
+__attribute__((noinline)) bool take_guarded(void* p, TakenBlock* out) {
   AgentGuard guard;
   return g_agent->recorder.take_block(t_state, reinterpret_cast<uintptr_t>(p), &out->block, &out->taken_at);
 }
 
-void settle_taken_block(const TakenBlock& taken, bool freed) {
+__attribute__((noinline)) void settle_guarded(const TakenBlock& taken, bool freed) {
   AgentGuard guard;
-  CancellationOff no_cancel;
   g_agent->recorder.settle_block(t_state, taken.block, taken.taken_at, freed);
 }
 
-void on_tracked_free(void* p) {
-  if (!g_agent) return;
+__attribute__((noinline)) void record_guarded_free(void* p) {
   AgentGuard guard;
-  CancellationOff no_cancel;
   // What the engine frees in its request cleanup, the PHP script still held when
   // it ended: the live view shows it (ZendMM on or off).
   php::PhpStacks* php = g_agent->php.stacks();
@@ -190,10 +199,38 @@ void on_tracked_free(void* p) {
   g_agent->recorder.record_free(t_state, reinterpret_cast<uintptr_t>(p), recorded);
 }
 
+}  // namespace
+
+// On the free path, as on_sampled_allocation: no object with a destructor in these
+// frames, and no cancellation while the live heap's locks are held.
+bool take_tracked_block(void* p, TakenBlock* out) {
+  if (!p || !g_agent) return false;
+  int cancel_state;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+  bool taken = take_guarded(p, out);
+  restore_cancellation(cancel_state);
+  return taken;
+}
+
+void settle_taken_block(const TakenBlock& taken, bool freed) {
+  int cancel_state;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+  settle_guarded(taken, freed);
+  restore_cancellation(cancel_state);
+}
+
+void on_tracked_free(void* p) {
+  if (!g_agent) return;
+  int cancel_state;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+  record_guarded_free(p);
+  restore_cancellation(cancel_state);
+}
+
 void on_libraries_changed(bool deepbind) {
   if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed)) return;
-  AgentGuard guard;
   CancellationOff no_cancel;
+  AgentGuard guard;
   g_agent->library_change_lock.lock(static_cast<int>(gettid()));
   if (g_agent->modules.refresh()) {
     g_agent->patcher.patch_all(deepbind);
@@ -211,8 +248,8 @@ void on_runtime_checkpoint() {
 
 void on_runtime_request_end(jfr::schema::AllocatorKey allocator, bool heap_reset) {
   if (!g_agent) return;
-  AgentGuard guard;
   CancellationOff no_cancel;
+  AgentGuard guard;
   if (heap_reset) g_agent->recorder.forget_blocks_of(t_state, allocator);
   // A server's request ended: what it recorded is written now. Its worker may be
   // killed before the next write (php-fpm stops its workers with SIGTERM, after
@@ -223,9 +260,16 @@ void on_runtime_request_end(jfr::schema::AllocatorKey allocator, bool heap_reset
 void on_process_image_ending() {
   if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed)) return;
   // After vfork() the child shares our memory until it execs: leave it alone.
-  AgentGuard guard;
   CancellationOff no_cancel;
+  AgentGuard guard;
   if (getpid() == g_agent->recorder.pid()) g_agent->recorder.flush();
+}
+
+void on_user_id_changing() {
+  if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed)) return;
+  CancellationOff no_cancel;
+  AgentGuard guard;
+  if (getpid() == g_agent->recorder.pid()) g_agent->recorder.open_file_now();
 }
 
 void on_process_ending() {
@@ -234,8 +278,8 @@ void on_process_ending() {
 }
 
 bool start_agent(const AgentOptions& options, AgentMode mode) {
-  AgentGuard guard;
   CancellationOff no_cancel;
+  AgentGuard guard;
   if (!g_agent && !create_agent(mode)) return false;
   if (g_agent->recording.load(std::memory_order_acquire)) return true;
   Agent* agent = g_agent;
@@ -295,8 +339,8 @@ void* on_symbol_lookup(const char* name, void* found) {
 
 void finish_agent() {
   if (!g_agent || !g_agent->recording.exchange(false)) return;
-  AgentGuard guard;
   CancellationOff no_cancel;
+  AgentGuard guard;
   g_agent->recorder.finish();
 }
 

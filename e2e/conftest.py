@@ -3,6 +3,7 @@ from e2e/programs, and reading recordings with the JDK's own `jfr` tool."""
 
 import json
 import os
+import pwd
 import shutil
 import signal
 import tempfile
@@ -62,6 +63,12 @@ class Programs:
 @pytest.fixture(scope="session")
 def programs(tmp_path_factory):
     return Programs(tmp_path_factory.mktemp("programs"))
+
+
+def unused_uid():
+    """A user id no account has: a test's process becomes it to be nobody else's."""
+    taken = {p.pw_uid for p in pwd.getpwall()}
+    return next(u for u in range(61000, 62000) if u not in taken)
 
 
 def run(nmprof, *args, cwd=None, env=None, timeout=120, check=None):

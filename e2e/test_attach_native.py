@@ -219,6 +219,23 @@ def test_error_a_stopped_process(nmprof, target):
         os.kill(t.pid, 18)
 
 
+def test_error_a_process_traced_already(nmprof, target):
+    # A thread has one tracer at a time: the refusal names it. Before, it blamed a
+    # security module or seccomp.
+    if not shutil.which("strace"):
+        pytest.skip("strace is not installed")
+    t = target("sleep", 30)
+    tracer = subprocess.Popen(["strace", "-e", "trace=none", "-p", str(t.pid)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        assert "attached" in tracer.stderr.readline()
+        one_line_error(run(nmprof, "attach", t.pid, "--duration", "1"), f"process {tracer.pid} (strace) traces it",
+                       "attach again once it has detached")
+    finally:
+        tracer.terminate()
+        tracer.wait(timeout=30)
+
+
 def as_user(name):
     entry = pwd.getpwnam(name)
 

@@ -43,6 +43,33 @@ def test_threads_cancelled_while_allocating_end_as_without_nmprof(nmprof, progra
     assert sites(out, "cancelled_threads!")["cancelled_threads!churn"] > 0
 
 
+def test_signal_dispositions_look_as_without_nmprof(nmprof, programs, tmp_path):
+    # The agent's SIGINT/SIGTERM/SIGHUP handlers are shown as the default action they
+    # stand for; before the fix the program saw "handler" for each. The
+    # program then puts back SIGTERM's disposition and ends by it: still recorded.
+    program = programs.c("signal_dispositions.c")
+    expected = plain(program)
+    assert expected.returncode == -signal.SIGTERM and "handler" not in expected.stdout
+    out, result = profiled(nmprof, tmp_path, program, interval="64k")
+    assert_same_as_plain(result, expected)
+    assert sites(out, "signal_dispositions!")["signal_dispositions!before_sigterm"] > 0
+
+
+def test_python_raises_keyboard_interrupt_under_nmprof(nmprof, tmp_path):
+    # Python raises KeyboardInterrupt on SIGINT only if it finds SIGINT at its default
+    # action; before the fix SIGINT killed it instead.
+    script = ("import os, signal, time\n"
+              "try:\n"
+              "    os.kill(os.getpid(), signal.SIGINT)\n"
+              "    time.sleep(5)\n"
+              "except KeyboardInterrupt:\n"
+              "    print('KeyboardInterrupt')\n")
+    expected = plain("python3", "-c", script)
+    assert expected.stdout == "KeyboardInterrupt\n"
+    _, result = profiled(nmprof, tmp_path, "python3", "-c", script, interval="512k")
+    assert_same_as_plain(result, expected)
+
+
 def test_children_forked_by_a_threaded_parent_do_not_hang(nmprof, programs, tmp_path):
     # Each library's unwind table is compiled when a sample first goes through it, by
     # one of the parent's threads; a child forked meanwhile must not wait for it.

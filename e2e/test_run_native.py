@@ -3,14 +3,17 @@ signals and exit status, judged by the JDK's jfr tool."""
 
 import math
 import os
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
 
-from conftest import JDK17, JDK25, jfr_events, jfr_tool, run, stack_of
+from conftest import JDK17, JDK25, jfr_events, jfr_tool, report_json, run, stack_of, unused_uid
 
 
 def sampled(nmprof, tmp_path, program, *args, interval="0", name="out.jfr", check=0):
@@ -131,6 +134,32 @@ def test_forked_and_execed_children_are_recorded_in_one_file(nmprof, programs, t
     root = next(iter(sites["forker!parent_site"]))
     assert processes[exec_pid]["parentPid"] == root
     assert not list(tmp_path.glob(".nmprof-*")), "the staging directory is removed"
+
+
+def test_a_worker_that_drops_root_is_recorded(nmprof, programs, tmp_path):
+    # `sudo nmprof run -- php-fpm`: workers fork from a root master and become another
+    # user, who may not create files in the directory root's run records into. The
+    # agent opens the worker's file before the user id changes.
+    if os.geteuid() != 0:
+        pytest.skip("needs root, to become another user")
+    # A directory the worker can read: the agent names frames from the program's file.
+    shared = Path(tempfile.mkdtemp(prefix="nmprof-e2e-worker-", dir="/var/tmp"))
+    try:
+        shared.chmod(0o755)
+        program = shutil.copy(programs.c("worker_drops_root.c"), shared)
+        out = tmp_path / "server.jfr"  # in root's own directory, as sudo's output would be
+        result = run(nmprof, "run", "--nativemem", "0", "-q", "-o", out, "--", program, unused_uid(), 500)
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+    assert result.returncode == 0, result.stderr
+    assert "cannot write" not in result.stderr
+    samples = defaultdict(int)
+    for stack in report_json(nmprof, out)["stacks"]:
+        for frame in stack["frames"]:
+            if frame["function"] in ("worker_site", "master_site"):
+                samples[frame["function"]] += stack["samples"]
+                break
+    assert samples == {"worker_site": 500, "master_site": 500}
 
 
 def test_forked_siblings_sample_independently(nmprof, programs, tmp_path):

@@ -5,10 +5,14 @@ agree with the program's own counts: exactly when every allocation is sampled,
 within statistical bounds at 4 KiB."""
 
 import math
+import os
+import shutil
+import subprocess
+import tempfile
 
 import pytest
 
-from conftest import report_json, run
+from conftest import nmprof_path, report_json, run, unused_uid
 
 SIZES = {"site_malloc": 64, "site_calloc": 10 * 24, "site_realloc": 3000}
 
@@ -64,3 +68,36 @@ def test_a_process_whose_main_thread_exits_ends_with_its_last_thread(nmprof, pro
     report = report_json(nmprof, out)
     assert report["processes"][0]["statistics"]["samples"] > 0
     assert any(s["frames"][0]["function"] == "work" for s in report["stacks"])
+
+
+def test_a_process_refused_a_writer_thread_is_recorded_by_its_own_threads(nmprof, programs):
+    # Under RLIMIT_NPROC the system refuses the agent's writer thread: one line says
+    # so, and the sampling threads write everything themselves, nothing lost.
+    if os.geteuid() != 0:
+        pytest.skip("needs root, to run the program as a user of its own under RLIMIT_NPROC")
+    uid = unused_uid()
+    # Readable by that user: the agent names frames from the program's own file.
+    directory = tempfile.mkdtemp(prefix="nmprof-e2e-nproc-", dir="/var/tmp")
+    try:
+        os.chmod(directory, 0o1777)
+        program = shutil.copy(programs.c("writer_refused.c"), directory)
+        out = os.path.join(directory, "refused.jfr")
+        # Preloaded, not under `nmprof run`, whose private directory the user may not write.
+        agent = nmprof_path().parent.parent / "lib" / "nmprof" / "libnmprof.so"
+        env = dict(os.environ, LD_PRELOAD=str(agent), NMPROF_OPTIONS=f"nativemem=0,file={out}")
+        result = subprocess.run([program, str(uid), "20000"], env=env, capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == "worker_site 20000\nmain_site 20000\n"
+        refusals = [line for line in result.stderr.splitlines() if "no writer thread" in line]
+        assert len(refusals) == 1 and "EAGAIN" in refusals[0], result.stderr
+        report = report_json(nmprof, out)
+        assert report["processes"][0]["statistics"]["lost_samples"] == 0
+        samples = {}
+        for stack in report["stacks"]:
+            for frame in stack["frames"]:
+                if frame["function"] in ("worker_site", "main_site"):
+                    samples[frame["function"]] = samples.get(frame["function"], 0) + stack["samples"]
+                    break
+        assert samples == {"worker_site": 20000, "main_site": 20000}
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)

@@ -38,6 +38,9 @@ void on_runtime_checkpoint();
 void on_runtime_request_end(jfr::schema::AllocatorKey allocator, bool heap_reset);
 // The process image is about to be replaced (exec): the next image may record on.
 void on_process_image_ending();
+// The process is about to change its user id (a server's worker dropping root): its
+// recording's file is opened first, while it can still be created where root put it.
+void on_user_id_changing();
 // The process is about to end without exit() (_exit, quick_exit): its recording ends.
 void on_process_ending();
 

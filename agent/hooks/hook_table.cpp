@@ -4,6 +4,8 @@
 
 #include "agent/hooks/allocation_hooks.h"
 #include "agent/hooks/process_hooks.h"
+#include "agent/hooks/user_id_hooks.h"
+#include "agent/hooks/signal_hooks.h"
 
 namespace nmprof {
 
@@ -32,6 +34,12 @@ const HookedFunction g_hooked_functions[kHookCount] = {
     {"_exit", NMPROF_HOOK_ENTRIES(UnderscoreExitHook)},
     {"_Exit", NMPROF_HOOK_ENTRIES(UnderscoreUpperExitHook)},
     {"sysconf", NMPROF_HOOK_ENTRIES(SysconfHook)},
+    {"sigaction", NMPROF_HOOK_ENTRIES(SigactionHook)},
+    {"signal", NMPROF_HOOK_ENTRIES(SignalHook)},
+    {"setuid", NMPROF_HOOK_ENTRIES(SetuidHook)},
+    {"seteuid", NMPROF_HOOK_ENTRIES(SeteuidHook)},
+    {"setreuid", NMPROF_HOOK_ENTRIES(SetreuidHook)},
+    {"setresuid", NMPROF_HOOK_ENTRIES(SetresuidHook)},
 };
 
 std::atomic<void*> g_hook_targets[kHookCount][kMaxBindings];

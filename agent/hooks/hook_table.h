@@ -36,6 +36,12 @@ enum HookId {
   kUnderscoreExit,
   kUnderscoreUpperExit,
   kSysconf,
+  kSigaction,
+  kSignal,
+  kSetuid,
+  kSeteuid,
+  kSetreuid,
+  kSetresuid,
   kHookCount
 };
 

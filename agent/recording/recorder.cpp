@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "agent/java/java_thread_info.h"
+#include "agent/log.h"
 #include "agent/options.h"
 #include "agent/recording/clock.h"
 #include "agent/recording/thread_context.h"
@@ -362,7 +363,12 @@ void Recorder::start_writer() {
   int idle = 0;
   // Never from a vfork() child (it shares our memory until it execs).
   if (getpid() != pid() || !writer_state_.compare_exchange_strong(idle, kWriterThreadRunning)) return;
-  if (!start_writer_thread(writer_main, this)) writer_state_.store(kNoWriterThread, std::memory_order_release);
+  if (int error = start_writer_thread(writer_main, this)) {
+    writer_state_.store(kNoWriterThread, std::memory_order_release);
+    // strerrorname_np: no locale, no allocation (strerror may do both).
+    log_line("no writer thread (the system refused one: %s); threads that sample write the recording",
+             strerrorname_np(error));
+  }
 }
 
 // ---- The writer ----
@@ -636,8 +642,15 @@ void Recorder::write_locked(uint64_t now, bool defer_unresolved) {
 
 // The recording ends with the process.
 void Recorder::write_final(uint64_t now) {
-  if (!file_.opened() && samples_ == 0 && !create_file_ && !file_.claim_unused()) return;
+  if (!file_.opened() && samples_ == 0 && !create_file_ && !file_.open_now(false)) return;
   write_locked(now);
+}
+
+void Recorder::open_file_now() {
+  int self = current_tid();
+  write_lock_.lock(self);
+  if (recording()) file_.open_now(true);
+  write_lock_.unlock();
 }
 
 void Recorder::flush() {

@@ -76,6 +76,9 @@ class Recorder {
 
   // Appends everything recorded so far to the file (exec, _exit, quick_exit).
   void flush();
+  // Opens the file now, as the first append would (the process is about to give up
+  // the user id that can create it).
+  void open_file_now();
   // The same, when events are buffered (a PHP request's end).
   void flush_if_pending();
   // In a JVM: the JVM's flusher thread is the writer (Java frames can only be named
@@ -88,7 +91,7 @@ class Recorder {
   void pending_java_threads(std::vector<JavaThreadInfo*>& out);
   void flush_resolving(FrameResolver& java);
   // The last flush: nothing is recorded after it. A process that sampled nothing
-  // leaves a recording without samples (OutputFile::claim_unused).
+  // leaves a recording without samples (OutputFile::open_now).
   void finish();
   // From a signal handler: flushes unless this thread interrupted the recorder itself
   // (returns false then; the caller retries once the interrupted code has left).

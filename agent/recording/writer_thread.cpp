@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
@@ -31,9 +32,9 @@ void* run(void* p) {
 
 }  // namespace
 
-bool start_writer_thread(void* (*body)(void*), void* arg) {
+int start_writer_thread(void* (*body)(void*), void* arg) {
   auto* start = static_cast<Start*>(malloc(sizeof(Start)));
-  if (!start) return false;
+  if (!start) return ENOMEM;
   *start = {body, arg};
   pthread_attr_t attr;
   pthread_attr_init(&attr);
@@ -48,7 +49,7 @@ bool start_writer_thread(void* (*body)(void*), void* arg) {
   pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   pthread_attr_destroy(&attr);
   if (error != 0) free(start);
-  return error == 0;
+  return error;
 }
 
 // From /proc/self/stat: the state of the main thread (3rd field; the 2nd, the command

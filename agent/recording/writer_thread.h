@@ -13,9 +13,9 @@
 
 namespace nmprof {
 
-// Starts body(arg) on the writer thread; false (nothing started) if the system
-// refuses a thread.
-bool start_writer_thread(void* (*body)(void*), void* arg);
+// Starts body(arg) on the writer thread: 0, or the error number when nothing was
+// started (the system refused a thread: EAGAIN at RLIMIT_NPROC, pids.max, threads-max).
+int start_writer_thread(void* (*body)(void*), void* arg);
 // Whether the calling thread is the last of the process (false when unknown).
 bool only_thread_left();
 

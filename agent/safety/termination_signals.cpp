@@ -11,6 +11,7 @@ constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 bool (*g_flush)() = nullptr;
 std::atomic<int> g_deferred_signal{0};
+struct sigaction g_ours[NSIG];  // sa_handler is on_signal where the agent took the signal
 
 void die_by(int signo) {
   signal(signo, SIG_DFL);
@@ -38,7 +39,20 @@ void install_termination_handlers(bool (*flush)()) {
     ours.sa_handler = on_signal;
     sigemptyset(&ours.sa_mask);
     ours.sa_flags = SA_RESTART;
-    sigaction(signo, &ours, nullptr);
+    if (sigaction(signo, &ours, nullptr) == 0) g_ours[signo] = ours;
+  }
+}
+
+const struct sigaction* action_to_install(int signo, const struct sigaction* requested) {
+  bool taken = signo > 0 && signo < NSIG && g_ours[signo].sa_handler == on_signal;
+  bool default_action = requested && !(requested->sa_flags & SA_SIGINFO) && requested->sa_handler == SIG_DFL;
+  return taken && default_action ? &g_ours[signo] : requested;
+}
+
+void show_host_disposition(struct sigaction* action) {
+  if (!(action->sa_flags & SA_SIGINFO) && action->sa_handler == on_signal) {
+    *action = {};
+    action->sa_handler = SIG_DFL;
   }
 }
 

@@ -128,9 +128,9 @@ bool OutputFile::open_file(bool join_recent) {
   return false;
 }
 
-bool OutputFile::claim_unused() {
+bool OutputFile::open_now(bool join_recent) {
   if (fd_ >= 0) return true;
-  return !failed_ && open_file(false) && begin_chunk(false);
+  return !failed_ && open_file(join_recent) && begin_chunk(false);
 }
 
 bool OutputFile::begin_chunk(bool last) {

@@ -1,5 +1,6 @@
 // The file one process records into. It is created on the first append (or, for a
-// process that sampled nothing, when it ends: claim_unused()), claimed with an exclusive flock (a second
+// process that sampled nothing, when it ends, or before the process changes its user id:
+// open_now()), claimed with an exclusive flock (a second
 // process given the same path, e.g. a forked child, writes `name.<pid>.ext`
 // instead), reopened if the host closed our descriptor (daemons close every fd),
 // and a complete JFR file after each append. Each process image (exec) appends a
@@ -29,11 +30,13 @@ class OutputFile {
   // statistics saying so) may use the room kept for it. Nothing is written after it.
   bool append(const jfr::ConstantPools& pools, const jfr::ByteBuffer& events, uint64_t now_ticks,
               bool last = false);
-  // A process that sampled nothing still leaves a readable recording when it ends,
-  // but only where there is none: the path is not held by another process and holds
-  // nothing written since this one started (a shell's commands share a path); never
-  // the pid-suffixed twin. True when the file is ours to append to (or already was).
-  bool claim_unused();
+  // Opens the file before the first append. True when it is ours to append to (or
+  // already was). join_recent as the first append would (open_file()); false for a
+  // process that sampled nothing, which still leaves a readable recording when it
+  // ends, but only where there is none: the path is not held by another process and
+  // holds nothing written since this one started (a shell's commands share a path);
+  // never the pid-suffixed twin.
+  bool open_now(bool join_recent);
   void close();
   // 0: no limit of the user's (kept across reset()).
   void limit_size(uint64_t max_bytes) { limit_.set_max_bytes(max_bytes); }

@@ -26,11 +26,22 @@ bool has_cap_sys_ptrace() {
   return caps & (1ULL << kCapSysPtrace);
 }
 
+pid_t tracer_of(pid_t pid, pid_t tid) {
+  std::string path = "/proc/" + std::to_string(pid) + (tid ? "/task/" + std::to_string(tid) : "") + "/status";
+  auto status = read_text_at(AT_FDCWD, path.c_str());
+  size_t at = status ? status->find("\nTracerPid:") : std::string::npos;
+  return at == std::string::npos ? 0 : static_cast<pid_t>(strtol(status->c_str() + at + 11, nullptr, 10));
+}
+
 }  // namespace
 
 std::string explain_ptrace_denied(const PtraceFacts& f) {
   std::string process = "process " + std::to_string(f.pid);
   std::string denied = "permission denied: cannot ptrace " + process + ": ";
+  // A thread has one tracer at a time, whatever the rights.
+  if (f.tracer)
+    return "cannot ptrace " + process + ": process " + std::to_string(f.tracer) + " (" + f.tracer_name +
+           ") traces it already (a debugger, strace or another nmprof attach); attach again once it has detached";
   if (f.ptrace_scope >= 3)
     return denied + "kernel.yama.ptrace_scope is 3, which forbids ptrace until the next reboot; start the program "
                     "under nmprof instead: `nmprof run -- <command>`";
@@ -55,8 +66,13 @@ std::string explain_ptrace_denied(const PtraceFacts& f) {
   return denied + "the kernel refused it; run nmprof as root (sudo)";
 }
 
-std::string explain_ptrace_denied(const TargetProcess& target) {
+std::string explain_ptrace_denied(const TargetProcess& target, pid_t tid) {
   PtraceFacts facts;
+  facts.tracer = tracer_of(target.pid, tid);
+  if (facts.tracer) {
+    auto comm = read_text_at(AT_FDCWD, ("/proc/" + std::to_string(facts.tracer) + "/comm").c_str());
+    facts.tracer_name = comm ? comm->substr(0, comm->find('\n')) : "?";
+  }
   facts.pid = target.pid;
   facts.nmprof_euid = geteuid();
   facts.nmprof_egid = getegid();

@@ -20,12 +20,15 @@ struct PtraceFacts {
   bool target_dumpable = true;   // /proc/<pid> belongs to the target's user, not root
   int ptrace_scope = 0;          // kernel.yama.ptrace_scope, 0 without Yama
   bool has_cap_sys_ptrace = false;
+  pid_t tracer = 0;               // TracerPid: a debugger, strace or another nmprof has it
+  std::string tracer_name;        // its command name
 };
 
 // The one-line message for a refused PTRACE_SEIZE.
 std::string explain_ptrace_denied(const PtraceFacts& facts);
 
-// The same, with the facts read from /proc for `target` and nmprof itself.
-std::string explain_ptrace_denied(const TargetProcess& target);
+// The same, with the facts read from /proc for `target` (its thread `tid`, if not
+// 0) and nmprof itself.
+std::string explain_ptrace_denied(const TargetProcess& target, pid_t tid = 0);
 
 }  // namespace nmprof::attach

@@ -45,7 +45,7 @@ Result<SeizedThread> SeizedThread::seize(const TargetProcess& target, pid_t tid)
   SeizedThread thread(target, tid);
   if (ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) {
     if (errno == ESRCH) return exited(target.pid);
-    if (errno == EPERM || errno == EACCES) return Error{explain_ptrace_denied(target)};
+    if (errno == EPERM || errno == EACCES) return Error{explain_ptrace_denied(target, tid)};
     return Error{"cannot ptrace process " + std::to_string(target.pid) + ": " + strerror(errno)};
   }
   thread.attached_ = true;

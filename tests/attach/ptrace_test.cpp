@@ -113,6 +113,9 @@ TEST(PtracePermission, NamesTheReasonAndTheFix) {
   f.ptrace_scope = 0;
   f.nmprof_euid = 0;
   EXPECT_NE(explain_ptrace_denied(f).find("CAP_SYS_PTRACE"), std::string::npos);
+  f.tracer = 77;
+  f.tracer_name = "gdb";
+  EXPECT_NE(explain_ptrace_denied(f).find("process 77 (gdb) traces it already"), std::string::npos);
 }
 
 // A child blocked in `blocking` (read or epoll_wait on a pipe) gets a remote call
