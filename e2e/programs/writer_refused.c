@@ -9,14 +9,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-static long allocations;
+#include "allocation_loop.h"
 
-#define ALLOCATE(size)                              \
-  for (long i = 0; i < allocations; i++) {          \
-    void* p = malloc(size);                         \
-    __asm__ volatile("" : : "r"(p) : "memory");     \
-    free(p);                                        \
-  }
+static long allocations;
 
 __attribute__((noinline)) void worker_site(void) { ALLOCATE(48) }
 __attribute__((noinline)) void main_site(void) { ALLOCATE(80) }
