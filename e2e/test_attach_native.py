@@ -1,7 +1,6 @@
 """nmprof attach to a process that is not a JVM: the agent loaded through ptrace."""
 
 import os
-import pwd
 import shutil
 import subprocess
 import tempfile
@@ -236,21 +235,11 @@ def test_error_a_process_traced_already(nmprof, target):
         tracer.wait(timeout=30)
 
 
-def as_user(name):
-    entry = pwd.getpwnam(name)
-
-    def switch():
-        os.setgroups([])
-        os.setgid(entry.pw_gid)
-        os.setuid(entry.pw_uid)
-    return switch
-
-
 def test_error_another_users_process(nmprof, target):
     ensure_other_user()
     t = target("sleep", 30)  # runs as root
     result = subprocess.run([str(nmprof), "attach", str(t.pid), "--duration", "1", "-o", "/tmp/x-denied.jfr"],
-                            capture_output=True, text=True, preexec_fn=as_user(OTHER_USER), cwd="/tmp", timeout=60)
+                            capture_output=True, text=True, preexec_fn=become(OTHER_USER), cwd="/tmp", timeout=60)
     one_line_error(result, "permission denied")
 
 
@@ -266,7 +255,7 @@ def test_error_not_dumpable(nmprof, program, tmp_path):
     t = Target(binary, user=OTHER_USER)
     try:
         result = subprocess.run([str(nmprof), "attach", str(t.pid), "--duration", "1", "-o", "/tmp/x-nd.jfr"],
-                                capture_output=True, text=True, preexec_fn=as_user(OTHER_USER), cwd="/tmp",
+                                capture_output=True, text=True, preexec_fn=become(OTHER_USER), cwd="/tmp",
                                 timeout=60)
         one_line_error(result, "not dumpable", "root")
     finally:
