@@ -227,13 +227,13 @@ void on_tracked_free(void* p) {
   restore_cancellation(cancel_state);
 }
 
-void on_libraries_changed(bool deepbind) {
+void on_libraries_changed(bool opened, bool deepbind) {
   if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed)) return;
   CancellationOff no_cancel;
   AgentGuard guard;
   g_agent->library_change_lock.lock(static_cast<int>(gettid()));
   if (g_agent->modules.refresh()) {
-    g_agent->patcher.patch_all(deepbind);
+    if (opened) g_agent->patcher.patch_all(deepbind);
     if (g_agent->modules.has_jvm()) remove_fatal_handlers();
   }
   g_agent->library_change_lock.unlock();

@@ -13,10 +13,11 @@
 namespace nmprof {
 
 struct GotPatcher::Pass {
-  const GotPatcher& patcher;
+  GotPatcher& patcher;
   bool restore;
   bool deepbind;
   size_t changed = 0;
+  size_t failures = 0;  // slots left unpatched that a later pass may patch
   bool bindings_exhausted = false;
 };
 
@@ -129,8 +130,26 @@ bool store_slot(void** slot, void* value, const ModuleLayout& m) {
 
 }  // namespace
 
-int GotPatcher::visit_module(dl_phdr_info* info, size_t, void* arg) {
+bool GotPatcher::PatchedModules::contains(uintptr_t base) const {
+  for (size_t i = 0; i < count; i++)
+    if (bases[i] == base) return true;
+  return false;
+}
+
+void GotPatcher::PatchedModules::add(uintptr_t base) {
+  if (count < kMax) bases[count++] = base;
+}
+
+int GotPatcher::visit_module(dl_phdr_info* info, size_t size, void* arg) {
   auto& pass = *static_cast<Pass*>(arg);
+  PatchedModules& patched = pass.patcher.patched_;
+  bool counts_unloads = size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs);
+  if (!counts_unloads || info->dlpi_subs != patched.unloads) {
+    patched.count = 0;
+    patched.unloads = counts_unloads ? info->dlpi_subs : 0;
+  }
+  if (!pass.restore && patched.contains(info->dlpi_addr)) return 0;
+  size_t failures_before = pass.failures;
   ModuleLayout m = layout_of(*info);
   auto own = reinterpret_cast<uintptr_t>(pass.patcher.own_code_);
   bool is_agent = own >= m.start && own < m.end;
@@ -172,13 +191,12 @@ int GotPatcher::visit_module(dl_phdr_info* info, size_t, void* arg) {
       void* original = current;
       if (type == R_X86_64_JUMP_SLOT && value >= m.start && value < m.end && current != own_definition)
         original = own_definition && (d.symbolic || pass.deepbind) ? own_definition : g_default_targets[id];
-      if (!original) continue;
-      int k = bind_target(static_cast<HookId>(id), original);
-      if (k < 0) {
-        pass.bindings_exhausted = true;
-        continue;
-      }
-      if (store_slot(slot, g_hooked_functions[id].entries[k], m)) pass.changed++;
+      int k = original ? bind_target(static_cast<HookId>(id), original) : -1;
+      pass.bindings_exhausted |= original && k < 0;
+      if (k >= 0 && store_slot(slot, g_hooked_functions[id].entries[k], m))
+        pass.changed++;
+      else
+        pass.failures++;
     }
   };
   visit_relocations(d.plt_rela, d.plt_rela_size);
@@ -186,6 +204,7 @@ int GotPatcher::visit_module(dl_phdr_info* info, size_t, void* arg) {
   // at once (most of a large library's .rela.dyn, scanned again at each dlopen).
   size_t relative = d.rela && d.relative_count * sizeof(ElfW(Rela)) <= d.rela_size ? d.relative_count : 0;
   visit_relocations(d.rela + relative, d.rela_size - relative * sizeof(ElfW(Rela)));
+  if (!pass.restore && pass.failures == failures_before) patched.add(info->dlpi_addr);
   return 0;
 }
 
@@ -203,6 +222,7 @@ size_t GotPatcher::restore_all() {
   Pass pass{*this, true, false};
   lock_.lock(static_cast<int>(gettid()));
   dl_iterate_phdr(visit_module, &pass);
+  patched_.count = 0;
   lock_.unlock();
   return pass.changed;
 }

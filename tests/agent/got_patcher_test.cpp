@@ -84,6 +84,42 @@ TEST_F(GotPatcherTest, PatchingTwiceChangesNothingAndRestoreUndoesIt) {
   EXPECT_EQ(patcher_.restore_all(), 0u);
 }
 
+// A pass skips the modules an earlier one patched; a module loaded where an unloaded
+// one was is another module, and is patched.
+TEST_F(GotPatcherTest, ALibraryLoadedWhereAnUnloadedOneWasIsPatched) {
+  void* first = open(PATCHEE_FIRST);
+  void* first_code = reinterpret_cast<void*>(symbol<AllocateFn>(first, "patchee_plt_malloc"));
+  EXPECT_GT(patcher_.patch_all(), 0u);
+  ASSERT_EQ(dlclose(first), 0);
+  void* second = open(PATCHEE_SECOND);
+  auto plt = symbol<AllocateFn>(second, "patchee_plt_malloc");
+  ASSERT_EQ(reinterpret_cast<void*>(plt), first_code) << "the second library was loaded elsewhere";
+  EXPECT_EQ(countdown_used_by(plt, 100), 0);
+  EXPECT_GT(patcher_.patch_all(), 0u);
+  EXPECT_EQ(countdown_used_by(plt, 100), 100);
+}
+
+TEST_F(GotPatcherTest, ModulesPatchedBeforeArePatchedAgainAfterARestore) {
+  void* lib = open(PATCHEE);
+  auto plt = symbol<AllocateFn>(lib, "patchee_plt_malloc");
+  size_t patched = patcher_.patch_all();
+  EXPECT_GT(patched, 0u);
+  EXPECT_EQ(patcher_.restore_all(), patched);
+  EXPECT_EQ(patcher_.patch_all(), patched);
+  EXPECT_EQ(countdown_used_by(plt, 100), 100);
+}
+
+TEST_F(GotPatcherTest, AFunctionEnabledAfterAPassIsPatchedByTheNext) {
+  void* lib = open(PATCHEE);
+  auto plt = symbol<AllocateFn>(lib, "patchee_plt_malloc");
+  patcher_.set_enabled(kMalloc, false);
+  patcher_.patch_all();
+  EXPECT_EQ(countdown_used_by(plt, 100), 0);
+  patcher_.set_enabled(kMalloc, true);
+  EXPECT_GT(patcher_.patch_all(), 0u);
+  EXPECT_EQ(countdown_used_by(plt, 100), 100);
+}
+
 TEST_F(GotPatcherTest, BindsLazySlotsThatWereNeverCalled) {
   void* lib = open(PATCHEE_LAZY, RTLD_LAZY);
   auto plt = symbol<AllocateFn>(lib, "patchee_plt_malloc");
