@@ -67,7 +67,9 @@ void Recorder::start(const std::string& path_template, const Settings& settings,
   start_time_text_ = path_template.find("%t") != std::string::npos ? local_time_text(time(nullptr)) : "";
   settings_ = settings;
   tags_ = tags;
-  context_attributes_ = context_attributes;
+  jfr::Metadata metadata = schema::nmprof_metadata(context_attributes);
+  metadata_body_ = metadata.encode_body();
+  metadata_id_ = metadata.fingerprint();
   context_attribute_count_.store(static_cast<uint32_t>(context_attributes.size()), std::memory_order_relaxed);
   create_file_ = create_file;
   // A restarted recording with other limits gets a new table (the old one is kept:
@@ -91,8 +93,7 @@ void Recorder::begin_generation() {
   uint32_t generation = generation_.load(std::memory_order_relaxed) + 1;
   jfr::ChunkClock clock = current_chunk_clock();
   jfr::ByteBuffer metadata;
-  jfr::Metadata m = schema::nmprof_metadata(context_attributes_);
-  m.encode(metadata, clock.start_ticks, m.fingerprint());
+  jfr::Metadata::encode_record(metadata, clock.start_ticks, metadata_id_, metadata_body_);
   std::string path = expand_path_template(path_template_, process_.pid, start_time_text_);
   file_.reset(path, process_.pid, process_.start_millis, std::move(metadata), clock);
   // pids take 22 bits (pid_max is at most 2^22), images the 10 above them.

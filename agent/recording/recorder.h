@@ -191,7 +191,10 @@ class Recorder {
   std::string start_time_text_;  // %t: formatted at start, since after fork() the time zone lock may be held
   Settings settings_;
   std::vector<Tag> tags_;
-  std::vector<std::string> context_attributes_;
+  // The metadata record's body and id, encoded at start for every chunk (a fork
+  // child's too).
+  jfr::ByteBuffer metadata_body_;
+  uint64_t metadata_id_ = 0;
   ProcessInfo process_;
   uint64_t samples_ = 0;
   JfrPools pools_;

@@ -70,10 +70,12 @@ void encode_element(ByteBuffer& out, StringTable& table, const Element& e) {
 }
 
 Element root_element(const std::vector<TypeDecl>& types) {
-  Element metadata{"metadata", {}, {}};
-  for (const auto& t : types) metadata.children.push_back(type_element(t));
-  Element region{"region", {{"locale", "en_US"}, {"gmtOffset", "0"}}, {}};
-  return Element{"root", {}, {std::move(metadata), std::move(region)}};
+  Element root{"root", {}, {}};
+  // Moved in: a braced list of children would copy the whole tree.
+  root.children.push_back(Element{"metadata", {}, {}});
+  for (const auto& t : types) root.children.back().children.push_back(type_element(t));
+  root.children.push_back(Element{"region", {{"locale", "en_US"}, {"gmtOffset", "0"}}, {}});
+  return root;
 }
 
 }  // namespace
@@ -84,11 +86,18 @@ const TypeDecl* Metadata::find(const std::string& name) const {
   return nullptr;
 }
 
-void Metadata::encode(ByteBuffer& out, uint64_t start_ticks, uint64_t metadata_id) const {
+ByteBuffer Metadata::encode_body() const {
   Element root = root_element(types_);
   StringTable table;
   table.collect(root);
+  ByteBuffer body;
+  body.put_varint(table.strings().size());
+  for (const auto& s : table.strings()) body.put_string(s);
+  encode_element(body, table, root);
+  return body;
+}
 
+void Metadata::encode_record(ByteBuffer& out, uint64_t start_ticks, uint64_t metadata_id, const ByteBuffer& body) {
   constexpr size_t kSizeLength = 5;  // patched once the record is complete
   size_t start = out.size();
   size_t size_at = out.put_varint_placeholder(kSizeLength);
@@ -96,9 +105,7 @@ void Metadata::encode(ByteBuffer& out, uint64_t start_ticks, uint64_t metadata_i
   out.put_varint(start_ticks);
   out.put_varint(0);  // duration
   out.put_varint(metadata_id);
-  out.put_varint(table.strings().size());
-  for (const auto& s : table.strings()) out.put_string(s);
-  encode_element(out, table, root);
+  out.put_bytes(body.data(), body.size());
   out.patch_varint(size_at, out.size() - start, kSizeLength);
 }
 

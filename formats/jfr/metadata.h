@@ -41,7 +41,13 @@ class Metadata {
   const TypeDecl* find(const std::string& name) const;
 
   // Appends the complete metadata record (size, type 0, ..., root element) to out.
-  void encode(ByteBuffer& out, uint64_t start_ticks, uint64_t metadata_id) const;
+  void encode(ByteBuffer& out, uint64_t start_ticks, uint64_t metadata_id) const {
+    encode_record(out, start_ticks, metadata_id, encode_body());
+  }
+  // The record in two parts: its body (string table and element tree) is the same in
+  // every chunk of a recording, and is encoded once.
+  ByteBuffer encode_body() const;
+  static void encode_record(ByteBuffer& out, uint64_t start_ticks, uint64_t metadata_id, const ByteBuffer& body);
   // A stable id derived from the declarations: equal layouts get equal ids, so
   // concatenated chunks from different processes never share an id with another layout.
   uint64_t fingerprint() const;
