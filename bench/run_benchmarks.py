@@ -14,6 +14,7 @@ import os
 import statistics
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 
@@ -49,8 +50,12 @@ def main():
     parser.add_argument("--pairs", type=int, default=20_000_000)
     parser.add_argument("--java-iterations", type=int, default=20000)
     parser.add_argument("--php-requests", type=int, default=3000)
-    parser.add_argument("--only", choices=["native", "java", "attach", "context", "php"], help="run one part only")
+    parser.add_argument("--only", choices=["native", "java", "attach", "context", "php", "startup"],
+                        help="run one part only")
     args = parser.parse_args()
+    if args.only == "startup":
+        startup_benchmark(Path(args.build), args.rounds)
+        return
     if args.only == "context":
         context_benchmark(Path(args.build), args.rounds, args.pairs)
         return
@@ -111,9 +116,37 @@ def main():
     print(f"  hooked, not sampled, live off  {per_pair(hooked_off):8.1f}  (+{per_pair(hooked_off) - per_pair(plain):.1f})")
     print(f"  sampled at 512k, live on       {per_pair(sampled):8.1f}  (+{per_pair(sampled) - per_pair(plain):.1f})")
     if args.only != "native":
+        startup_benchmark(build, args.rounds)
         java_benchmark(build, args.rounds, args.java_iterations)
         attach_benchmarks(build, 10, 5)
         php_benchmark(build, args.rounds, args.php_requests)
+
+
+def startup_benchmark(build, rounds):
+    """What each process of a shell script costs: a bash loop of 300 short commands,
+    plain and under nmprof run (every command loads the agent and leaves a recording),
+    wall seconds per command; and the instructions of one short command."""
+    nmprof = build / "bin" / "nmprof"
+    out = Path(tempfile.mkdtemp()) / "script.jfr"
+    commands = 300
+    script = ["bash", "-c", f"for i in $(seq {commands}); do /bin/true; done"]
+
+    def seconds(cmd):
+        start = time.monotonic()
+        subprocess.run(cmd, check=True, capture_output=True)
+        return time.monotonic() - start
+
+    plain, profiled = [], []
+    for _ in range(rounds):
+        plain.append(seconds(script))
+        profiled.append(seconds([str(nmprof), "run", "-q", "-o", str(out), "--", *script]))
+    per_command = lambda v: statistics.median(v) / commands * 1000
+    print(f"shell script of {commands} commands: {per_command(plain):.2f} ms per command plain, "
+          f"{per_command(profiled):.2f} ms under nmprof run (medians of {rounds})")
+    agent = build / "lib" / "nmprof" / "libnmprof.so"
+    never = agent_env(agent, f"nativemem=1t,file={out}")
+    counts = [callgrind_instructions(["/bin/true"], env) for env in (None, never)]
+    print(f"  instructions of /bin/true: plain {counts[0] / 1e6:.2f}M, with the agent {counts[1] / 1e6:.2f}M")
 
 
 def php_benchmark(build, rounds, requests):

@@ -36,9 +36,12 @@ Element type_element(const TypeDecl& t) {
   return e;
 }
 
+// Names and values by their index in the record's string table. Views into the
+// element tree, which outlives the table.
 class StringTable {
  public:
-  uint64_t index(const std::string& s) {
+  StringTable() { indexes_.reserve(1024); }
+  uint64_t index(std::string_view s) {
     auto [it, inserted] = indexes_.try_emplace(s, strings_.size());
     if (inserted) strings_.push_back(s);
     return it->second;
@@ -51,11 +54,11 @@ class StringTable {
     }
     for (const auto& c : e.children) collect(c);
   }
-  const std::vector<std::string>& strings() const { return strings_; }
+  const std::vector<std::string_view>& strings() const { return strings_; }
 
  private:
-  std::unordered_map<std::string, uint64_t> indexes_;
-  std::vector<std::string> strings_;
+  std::unordered_map<std::string_view, uint64_t> indexes_;
+  std::vector<std::string_view> strings_;
 };
 
 void encode_element(ByteBuffer& out, StringTable& table, const Element& e) {
