@@ -8,10 +8,10 @@
 #pragma once
 
 #include <atomic>
-#include <cmath>
 #include <cstdint>
 
 #include "agent/hooks/thread_state.h"
+#include "agent/sampling/exp_log.h"
 
 namespace nmprof {
 
@@ -52,7 +52,7 @@ class Sampler {
   static float weight(const ThreadState& t, uint64_t size) { return weight(size, t.gap_interval); }
   static float weight(uint64_t size, uint64_t interval) {
     if (interval == 0 || size == 0) return 1.0f;
-    double p = -std::expm1(-static_cast<double>(size) / static_cast<double>(interval));
+    double p = -exp_log::exp_minus_one(-static_cast<double>(size) / static_cast<double>(interval));
     return static_cast<float>(1.0 / p);
   }
 
@@ -62,7 +62,7 @@ class Sampler {
     if (interval == 0) return 0;
     // Uniform in (0, 1]: 53 random bits, never 0, so the log is finite.
     double u = static_cast<double>((next_random(t) >> 11) + 1) * 0x1.0p-53;
-    double gap = -std::log(u) * static_cast<double>(interval);
+    double gap = -exp_log::natural_log(u) * static_cast<double>(interval);
     return gap < static_cast<double>(kNeverSample / 2) ? static_cast<int64_t>(gap) + 1 : kNeverSample / 2;
   }
 
