@@ -5,7 +5,9 @@ import subprocess
 
 from conftest import nmprof_path
 
-ALLOWED_NEEDED = {"libc.so.6", "libm.so.6", "ld-linux-x86-64.so.2"}
+# Not even libm: one more library to load costs every process the agent is
+# preloaded into about 0.3 ms of CPU (sampling's log and expm1 are the agent's own).
+ALLOWED_NEEDED = {"libc.so.6", "ld-linux-x86-64.so.2"}
 ALLOWED_EXPORTS = {"Agent_OnLoad", "Agent_OnAttach", "Agent_OnUnload",
                    # nmprof.h's entry point and the natives of io.nmprof.Context (nmprof-api.jar)
                    "nmprof_thread_context", "Java_io_nmprof_Context_abi0", "Java_io_nmprof_Context_block0",
