@@ -133,6 +133,48 @@ def test_kept_global_array_is_live_and_churned_strings_are_not(nmprof, php, tmp_
     assert churned < 1 * 2**20, churned
 
 
+SHUTDOWN_SCRIPT = """<?php
+function kept() { global $kept; for ($i = 0; $i < 8; $i++) $kept[] = str_repeat('k', 1 << 20); }
+function at_shutdown() { $a = []; for ($i = 0; $i < 16; $i++) $a[] = str_repeat('s', 1 << 20); }
+kept();
+register_shutdown_function('at_shutdown');
+"""
+
+
+def test_what_a_shutdown_function_frees_on_return_is_not_live(nmprof, php, tmp_path):
+    """A shutdown function's variables are freed when it returns, with no PHP frame
+    left: freed, not live. What the script still held (a global) stays live."""
+    script = tmp_path / "shutdown.php"
+    script.write_text(SHUTDOWN_SCRIPT)
+    out, _ = record(nmprof, php, tmp_path, script)
+    found = by_php_function(report_json(nmprof, out, "--live", "--top", "1000"), ["kept", "at_shutdown"])
+    assert "at_shutdown" not in found, found["at_shutdown"][0]
+    assert abs(found["kept"][0] - 8 * 2**20) <= 5 * sigma(2**20 + 32, 8, 256 * 1024), found["kept"][0]
+
+
+@pytest.mark.parametrize("signo", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=["TERM", "INT", "HUP"])
+def test_a_php_script_ended_by_a_signal_is_recorded_to_its_end(nmprof, php, tmp_path, signo):
+    """PHP catches these signals and, with no handler of the script's, puts the
+    default action back and raises the signal again: the agent still writes what
+    was recorded up to then (before: only the last periodic write, or nothing)."""
+    out = tmp_path / "signal.jfr"
+    script = ("function before_signal() { global $a; for ($i = 0; $i < 16; $i++) $a[] = str_repeat('b', 1 << 20); }"
+              "before_signal(); echo \"ready\\n\"; flush(); sleep(100);")
+    proc = subprocess.Popen([str(nmprof), "run", "--nativemem", "256k", "-o", str(out), "--", php, "-r", script],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert proc.stdout.readline() == "ready\n"
+        proc.send_signal(signo)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert proc.returncode == 128 + signo, stderr
+    found = by_php_function(report_json(nmprof, out, "--top", "1000"), ["before_signal"])
+    assert abs(found["before_signal"][0] - 16 * 2**20) <= 5 * sigma(2**20 + 32, 16, 256 * 1024) + 2048, found
+
+
 def test_required_file_frames_are_named_after_how_the_file_was_entered(nmprof, php, tmp_path):
     out, _ = record(nmprof, php, tmp_path, SCRIPTS / "include_main.php")
     report = report_json(nmprof, out, "--top", "1000")

@@ -41,10 +41,14 @@ class PhpStacks {
   void after_fork_in_child(int parent_tid, int child_tid) {
     if (engine_thread_ == parent_tid) engine_thread_ = child_tid;
   }
-  // No PHP code runs on the engine's thread, after some ran: the CLI is ending
-  // its one request (a server's requests are not told apart this way).
+  // The CLI is ending its one request: on the engine's thread, after PHP code ran,
+  // the engine is no longer active (no PHP code can run any more) and none runs. (Not
+  // "no frame": a shutdown function or a destructor called at the end has none left
+  // when it frees its variables on return.) A server's requests are not told apart
+  // this way.
   bool in_request_cleanup(ThreadState& t) const {
     return !serving_ && t.id() == engine_thread_ && ran_.load(std::memory_order_relaxed) &&
+           !load<bool>(executor_globals_, layout82::kActive) &&
            !load_pointer(executor_globals_, layout82::kCurrentExecuteData);
   }
 

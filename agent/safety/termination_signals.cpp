@@ -45,7 +45,9 @@ void install_termination_handlers(bool (*flush)()) {
 
 const struct sigaction* action_to_install(int signo, const struct sigaction* requested) {
   bool taken = signo > 0 && signo < NSIG && g_ours[signo].sa_handler == on_signal;
-  bool default_action = requested && !(requested->sa_flags & SA_SIGINFO) && requested->sa_handler == SIG_DFL;
+  // SIG_DFL whatever the flags: with SA_SIGINFO the same field holds it (sa_sigaction),
+  // as when PHP puts the default back to die by a signal it caught.
+  bool default_action = requested && requested->sa_handler == SIG_DFL;
   return taken && default_action ? &g_ours[signo] : requested;
 }
 
