@@ -175,6 +175,21 @@ def test_a_php_script_ended_by_a_signal_is_recorded_to_its_end(nmprof, php, tmp_
     assert abs(found["before_signal"][0] - 16 * 2**20) <= 5 * sigma(2**20 + 32, 16, 256 * 1024) + 2048, found
 
 
+def test_functions_of_files_with_long_paths_keep_their_names_in_80_columns(nmprof, php, tmp_path):
+    """The text table cuts a file's directories before a function's name."""
+    folder = tmp_path / ("vendor-" + "y" * 40) / "sub dir" / "ünïcode"
+    folder.mkdir(parents=True)
+    script = folder / "file.php"
+    script.write_text("<?php\nfunction fn_in_file() { for ($i = 0; $i < 100; $i++) $s = str_repeat('x', 100000); }\n"
+                      "fn_in_file();\n")
+    out, _ = record(nmprof, php, tmp_path, script)
+    table = run(nmprof, "report", out, "--by", "function", "--top", "1000", env=dict(os.environ, COLUMNS="80")).stdout
+    rows = [line for line in table.splitlines() if "file.php]" in line]
+    assert any(" fn_in_file [..." in row for row in rows), table
+    assert any(" {main} [..." in row for row in rows), table
+    assert all(len(row) <= 80 for row in rows), rows
+
+
 def test_required_file_frames_are_named_after_how_the_file_was_entered(nmprof, php, tmp_path):
     out, _ = record(nmprof, php, tmp_path, SCRIPTS / "include_main.php")
     report = report_json(nmprof, out, "--top", "1000")

@@ -260,11 +260,18 @@ std::string function_text(const Profile& p, uint32_t frame_id, const Overloads& 
   bool overload = overloads.contains(frame_id);
   std::string name = listed_function_name(p, frame_id, overloads);
   std::string location = function_location(p.frames()[frame_id]);
-  if (location.empty()) return shorten(name, room, overload);
-  location = " [" + location + "]";
-  // The library gives way before the name is cut.
-  std::string beside = shorten(name, room > location.size() ? room - location.size() : 0, overload);
-  return beside.starts_with("...") ? shorten(name, room, overload) : beside + location;
+  std::string shown = shorten(name, room, overload);
+  if (location.empty()) return shown;
+  // The location (a library, a PHP or Java file) gives way before the name: its
+  // start first (directories), then all of it.
+  constexpr std::string_view kOpen = " [", kCut = " [...", kClose = "]";
+  if (shown.size() + kOpen.size() + location.size() + kClose.size() <= room)
+    return shown + std::string(kOpen) + location + std::string(kClose);
+  constexpr size_t kShortestTail = 6;  // less tells nothing
+  if (shown.size() + kCut.size() + kShortestTail + kClose.size() > room) return shown;
+  size_t start = location.size() - (room - shown.size() - kCut.size() - kClose.size());
+  while (start < location.size() && (static_cast<unsigned char>(location[start]) & 0xC0) == 0x80) start++;  // UTF-8
+  return shown + std::string(kCut) + location.substr(start) + std::string(kClose);
 }
 
 void write_peek(const Report& r, std::ostream& out) {
