@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import jfr_events, nmprof_path, run, stack_of
+from conftest import jfr_events, nmprof_path, report_json, run, stack_of
 
 
 def plain(program, *args, timeout=120):
@@ -110,6 +110,10 @@ def test_what_an_image_recorded_before_exec_is_kept(nmprof, programs, tmp_path):
     assert 70e6 < bytes_at["exec_chain!alloc_in_A"] < 90e6
     assert 33e6 < bytes_at["exec_chain!alloc_in_B"] < 47e6
     assert len(processes(out)) == 2
+    # The report keeps each image apart, with its own statistics: none is lost.
+    report = report_json(nmprof, out)
+    assert len(report["processes"]) == 2 and len({p["pid"] for p in report["processes"]}) == 1
+    assert sum(p["statistics"]["samples"] for p in report["processes"]) == report["allocated"]["samples"]
 
 
 def test_a_library_loaded_where_an_unloaded_one_was_is_named_by_its_own_symbols(nmprof, programs, tmp_path):

@@ -153,12 +153,14 @@ class ProfileBuilder {
     return chunk.header().ticks_to_nanos(time.integer());
   }
 
-  // Chunks of one process (same pid) share one entry; chunks that do not say which
-  // process they come from share the entry with pid 0.
+  // Chunks of one process image (same pid and command line) share one entry: an
+  // image that exec'd another keeps its own statistics and modules. Chunks that do
+  // not say which process they come from share the entry with pid 0.
   uint32_t process_index(Process described) {
     auto& processes = profile_.processes;
-    auto same =
-        std::find_if(processes.begin(), processes.end(), [&](const Process& p) { return p.pid == described.pid; });
+    auto same = std::find_if(processes.begin(), processes.end(), [&](const Process& p) {
+      return p.pid == described.pid && (p.command.empty() || described.command.empty() || p.command == described.command);
+    });
     if (same == processes.end()) {
       processes.push_back(std::move(described));
       return static_cast<uint32_t>(processes.size() - 1);
