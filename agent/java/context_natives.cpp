@@ -1,6 +1,7 @@
 // The natives of io.nmprof.Context (nmprof-api.jar), exported (exports.map) so that
 // the JVM finds them among its agent libraries: the Java side then writes the
-// thread's nmprof.h context block directly, through a direct buffer.
+// thread's nmprof.h context block directly, through a direct buffer. Classes loaded
+// before an attach get them registered instead (below).
 #include "agent/java/context_natives.h"
 
 #include <cstring>
@@ -9,10 +10,35 @@
 #include "agent/recording/thread_context.h"
 #include "agent/hooks/thread_state.h"
 
+extern "C" {
+JNIEXPORT jint JNICALL Java_io_nmprof_Context_abi0(JNIEnv*, jclass);
+JNIEXPORT jobject JNICALL Java_io_nmprof_Context_block0(JNIEnv* env, jclass);
+JNIEXPORT jint JNICALL Java_io_nmprof_Context_attributeIndex0(JNIEnv* env, jclass, jstring name);
+}
+
 namespace nmprof {
+namespace {
+
+// The JVM looks natives up among its agent libraries, but adds an attached agent to
+// them only once Agent_OnAttach has returned: a thread that sees the flag before
+// would fail to link them (UnsatisfiedLinkError, and the thread ends). Registered,
+// they are bound before the flag is set.
+bool register_natives(JNIEnv* env, jclass context) {
+  JNINativeMethod natives[] = {
+      {const_cast<char*>("abi0"), const_cast<char*>("()I"), reinterpret_cast<void*>(Java_io_nmprof_Context_abi0)},
+      {const_cast<char*>("block0"), const_cast<char*>("()Ljava/nio/ByteBuffer;"),
+       reinterpret_cast<void*>(Java_io_nmprof_Context_block0)},
+      {const_cast<char*>("attributeIndex0"), const_cast<char*>("(Ljava/lang/String;)I"),
+       reinterpret_cast<void*>(Java_io_nmprof_Context_attributeIndex0)},
+  };
+  return env->RegisterNatives(context, natives, sizeof natives / sizeof natives[0]) == JNI_OK && !jni_threw(env);
+}
+
+}  // namespace
 
 // Each copy of the class (one per class loader that loaded it) found the agent
-// missing when it was initialized: its static "agent" flag is set now.
+// missing when it was initialized: its natives are bound and its static "agent"
+// flag is set now.
 void tell_loaded_context_classes(jvmtiEnv* jvmti, JNIEnv* env) {
   jint count = 0;
   jclass* classes = nullptr;
@@ -22,7 +48,8 @@ void tell_loaded_context_classes(jvmtiEnv* jvmti, JNIEnv* env) {
     if (jvmti->GetClassSignature(classes[i], &signature, nullptr) == JVMTI_ERROR_NONE &&
         strcmp(signature, "Lio/nmprof/Context;") == 0) {
       jfieldID agent = env->GetStaticFieldID(classes[i], "agent", "Z");
-      if (!jni_threw(env) && agent) env->SetStaticBooleanField(classes[i], agent, JNI_TRUE);
+      if (!jni_threw(env) && agent && register_natives(env, classes[i]))
+        env->SetStaticBooleanField(classes[i], agent, JNI_TRUE);
     }
     jvmti->Deallocate(reinterpret_cast<unsigned char*>(signature));
     env->DeleteLocalRef(classes[i]);
