@@ -14,6 +14,7 @@
 #include "agent/recording/clock.h"
 #include "agent/recording/thread_context.h"
 #include "agent/recording/writer_thread.h"
+#include "agent/writing/default_metadata.h"
 #include "formats/jfr/nmprof_schema.h"
 #include "formats/jfr/writing/event_record.h"
 
@@ -67,9 +68,15 @@ void Recorder::start(const std::string& path_template, const Settings& settings,
   start_time_text_ = path_template.find("%t") != std::string::npos ? local_time_text(time(nullptr)) : "";
   settings_ = settings;
   tags_ = tags;
-  jfr::Metadata metadata = schema::nmprof_metadata(context_attributes);
-  metadata_body_ = metadata.encode_body();
-  metadata_id_ = metadata.fingerprint();
+  if (context_attributes.empty()) {
+    metadata_body_.clear();
+    metadata_body_.put_bytes(default_metadata_body().data(), default_metadata_body().size());
+    metadata_id_ = default_metadata_id();
+  } else {
+    jfr::Metadata metadata = schema::nmprof_metadata(context_attributes);
+    metadata_body_ = metadata.encode_body();
+    metadata_id_ = metadata.fingerprint();
+  }
   context_attribute_count_.store(static_cast<uint32_t>(context_attributes.size()), std::memory_order_relaxed);
   create_file_ = create_file;
   // A restarted recording with other limits gets a new table (the old one is kept:
