@@ -46,6 +46,7 @@ struct Agent {
   Recorder recorder{resolver, rate};
   GotPatcher patcher{reinterpret_cast<const void*>(&start_agent)};
   SpinLock library_change_lock;
+  unsigned long long patched_loads = 0;  // modules.loads() at the last patch pass (under the lock)
   std::atomic<bool> recording{false};
   std::atomic<JavaStacks*> java{nullptr};
   php::PhpRuntime php;
@@ -232,9 +233,12 @@ void on_libraries_changed(bool opened, bool deepbind) {
   CancellationOff no_cancel;
   AgentGuard guard;
   g_agent->library_change_lock.lock(static_cast<int>(gettid()));
-  if (g_agent->modules.refresh()) {
-    if (opened) g_agent->patcher.patch_all(deepbind);
-    if (g_agent->modules.has_jvm()) remove_fatal_handlers();
+  if (g_agent->modules.refresh() && g_agent->modules.has_jvm()) remove_fatal_handlers();
+  // A pass when modules were loaded since the last one, whichever call notices them:
+  // a dlclose in one thread may be first to see what another thread's dlopen loaded.
+  if (g_agent->modules.loads() != g_agent->patched_loads) {
+    g_agent->patcher.patch_all(opened && deepbind);
+    g_agent->patched_loads = g_agent->modules.loads();
   }
   g_agent->library_change_lock.unlock();
   g_agent->php.checkpoint();

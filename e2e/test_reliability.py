@@ -132,6 +132,17 @@ def test_a_library_loaded_where_an_unloaded_one_was_is_named_by_its_own_symbols(
     assert by_size[3000] == {"libplug3.so!plugin_fn_3"}
 
 
+def test_libraries_loaded_and_unloaded_by_several_threads_at_once_are_all_patched(nmprof, programs, tmp_path):
+    """A dlclose in one thread may be the first call to notice what another thread's
+    dlopen just loaded: the library is patched all the same (every call counted)."""
+    libraries = [programs.shared("returning_plugin.c", f"-DPLUGIN={i}", stem=f"threadplug{i}") for i in (1, 2)]
+    program = programs.c("plugin_threads.c", libs=["-ldl"])
+    out, result = profiled(nmprof, tmp_path, program, *libraries)
+    assert result.returncode == 0, result.stderr
+    counted = sum(sites(out, "libthreadplug").values())
+    assert counted == int(result.stdout) == 16000, (counted, result.stdout)
+
+
 def allocated(out):
     return sites(out, "fatal_end!")["fatal_end!allocate_site"]
 

@@ -56,6 +56,8 @@ class ModuleMap {
  public:
   // Re-reads the loaded modules; returns true when the set changed.
   bool refresh();
+  // How many modules had been loaded (dl_phdr_info::dlpi_adds) at the last refresh().
+  unsigned long long loads() const { return loads_seen_; }
   const Module* find(uintptr_t pc) const;
   // The module of that load containing pc, even if it was unloaded since (its frames
   // are named after the fact, by the writer); null if none.
