@@ -99,6 +99,17 @@ def test_every_image_of_a_process_that_execs_itself_is_kept(nmprof, programs, tm
     assert 280 < sites(out, "exec_chain!")["exec_chain!image_site"] < 380
 
 
+def test_images_with_one_command_line_are_reported_apart(nmprof, programs, tmp_path):
+    """Each image's statistics count from its own start: the report keeps them apart
+    even when every image has the same command line, and none is lost."""
+    program = programs.c("exec_chain.c")
+    out, result = profiled(nmprof, tmp_path, program, "same", 5, interval="64k")
+    assert result.returncode == 0 and result.stdout == "ok\n", result.stderr
+    report = report_json(nmprof, out)
+    assert len(report["processes"]) == 6 and len({p["pid"] for p in report["processes"]}) == 1
+    assert sum(p["statistics"]["samples"] for p in report["processes"]) == report["allocated"]["samples"]
+
+
 def test_what_an_image_recorded_before_exec_is_kept(nmprof, programs, tmp_path):
     program = programs.c("exec_chain.c")
     expected = plain(program, "into", program)

@@ -1,6 +1,8 @@
 // Each image allocates, then execs the next: this program again, n more times, or
 // once into a second program.
 //   exec_chain self <n>        allocates 2 MB in image_site, then execs "self <n-1>"
+//   exec_chain same <n>        the same, with the count in EXEC_CHAIN_LEFT: every image
+//                              has the same command line
 //   exec_chain into <program>  allocates 80 MB in alloc_in_A, then execs <program> B
 //   exec_chain B               allocates 40 MB in alloc_in_B (the second program)
 #include <stdio.h>
@@ -32,6 +34,21 @@ int main(int argc, char** argv) {
     snprintf(next, sizeof next, "%d", n - 1);
     fflush(stdout);
     execl("/proc/self/exe", argv[0], "self", next, (char*)NULL);
+    return 127;
+  }
+  if (argc == 3 && strcmp(argv[1], "same") == 0) {
+    image_site();
+    const char* left = getenv("EXEC_CHAIN_LEFT");
+    int n = left ? atoi(left) : atoi(argv[2]);
+    if (n == 0) {
+      puts("ok");
+      return 0;
+    }
+    char next[16];
+    snprintf(next, sizeof next, "%d", n - 1);
+    setenv("EXEC_CHAIN_LEFT", next, 1);
+    fflush(stdout);
+    execv("/proc/self/exe", argv);
     return 127;
   }
   if (argc == 3 && strcmp(argv[1], "into") == 0) {

@@ -62,7 +62,9 @@ class ProfileBuilder {
 
   void add(const Chunk& chunk) {
     EarliestAhead earliest;
-    uint32_t process = process_index(describe(chunk, earliest));
+    int64_t image = 0;
+    Process described = describe(chunk, earliest, &image);
+    uint32_t process = process_index(std::move(described), image);
     reading_samples_ = true;
     read_samples(chunk, process, earliest);
     reading_samples_ = false;
@@ -83,7 +85,9 @@ class ProfileBuilder {
   // What the chunk says about its process: nmprof.Process (or the JDK's
   // jdk.JVMInformation), the profiler's settings and its last statistics; and when
   // its samples and frees were made.
-  Process describe(const Chunk& chunk, EarliestAhead& earliest) {
+  // *image: when the process image's recording began (nmprof.Process's time), which
+  // tells apart the images of one pid (exec, a restarted recording); 0 when unknown.
+  Process describe(const Chunk& chunk, EarliestAhead& earliest, int64_t* image) {
     const auto& types = chunk.types();
     const Type* process_type = types.find(schema::kProcessName);
     const Type* jvm_type = types.find(kJvmInformationName);
@@ -113,6 +117,7 @@ class ProfileBuilder {
         p.executable = text_of(chunk, v.field("executable"));
         p.host_name = text_of(chunk, v.field("hostName"));
         p.agent_version = text_of(chunk, v.field("agentVersion"));
+        *image = chunk.header().ticks_to_nanos(v.field("startTime").integer());
         identified = true;
       } else if (type == jvm_type && !identified) {
         Value v = e.value();
@@ -153,19 +158,21 @@ class ProfileBuilder {
     return chunk.header().ticks_to_nanos(time.integer());
   }
 
-  // Chunks of one process image (same pid and command line) share one entry: an
-  // image that exec'd another keeps its own statistics and modules. Chunks that do
-  // not say which process they come from share the entry with pid 0.
-  uint32_t process_index(Process described) {
+  // Chunks of one recorded process image (same pid, same image start) share one
+  // entry: an image that exec'd another, or a recording started again, keeps its own
+  // statistics (each counts from its start) and modules. JDK recordings say no image:
+  // their chunks share the pid's entry; chunks that do not say which process they
+  // come from share the entry with pid 0.
+  uint32_t process_index(Process described, int64_t image) {
     auto& processes = profile_.processes;
-    auto same = std::find_if(processes.begin(), processes.end(), [&](const Process& p) {
-      return p.pid == described.pid && (p.command.empty() || described.command.empty() || p.command == described.command);
-    });
-    if (same == processes.end()) {
+    size_t same = 0;
+    while (same < processes.size() && (processes[same].pid != described.pid || images_[same] != image)) same++;
+    if (same == processes.size()) {
       processes.push_back(std::move(described));
+      images_.push_back(image);
       return static_cast<uint32_t>(processes.size() - 1);
     }
-    Process& p = *same;
+    Process& p = processes[same];
     p.start_nanos = std::min(p.start_nanos, described.start_nanos);
     p.end_nanos = std::max(p.end_nanos, described.end_nanos);
     for (auto [mine, theirs] : {std::pair{&p.command, &described.command},
@@ -178,7 +185,7 @@ class ProfileBuilder {
     for (auto& [key, value] : described.tags) p.tags[key] = std::move(value);
     for (auto& [name, module] : described.modules) p.modules[name] = std::move(module);
     if (!described.statistics.empty()) p.statistics = std::move(described.statistics);
-    return static_cast<uint32_t>(same - processes.begin());
+    return static_cast<uint32_t>(same);
   }
 
   // The profile-wide attribute index of each String field of profiler.Malloc (its
@@ -295,6 +302,7 @@ class ProfileBuilder {
   }
 
   Profile& profile_;
+  std::vector<int64_t> images_;  // each process entry's image start (see process_index)
   bool reading_samples_ = false;
   SourceLines source_lines_;  // shared by all chunks: each file's line table is read once
 };
