@@ -238,7 +238,7 @@ void on_libraries_changed(bool opened, bool deepbind) {
   // a dlclose in one thread may be first to see what another thread's dlopen loaded.
   if (g_agent->modules.loads() != g_agent->patched_loads) {
     g_agent->patcher.patch_all(opened && deepbind);
-    g_agent->patched_loads = g_agent->modules.loads();
+    if (g_agent->patcher.complete()) g_agent->patched_loads = g_agent->modules.loads();
   }
   g_agent->library_change_lock.unlock();
   g_agent->php.checkpoint();

@@ -4,6 +4,7 @@ profile is complete."""
 
 import os
 import resource
+import shutil
 import signal
 import subprocess
 from collections import Counter, defaultdict
@@ -152,6 +153,41 @@ def test_libraries_loaded_and_unloaded_by_several_threads_at_once_are_all_patche
     assert result.returncode == 0, result.stderr
     counted = sum(sites(out, "libthreadplug").values())
     assert counted == int(result.stdout) == 16000, (counted, result.stdout)
+
+
+def slow_plugins(directory, copies):
+    """Copies of one library with 3,000 pointer relocations to another library's
+    functions: relocating each takes a while, so parallel dlopens overlap."""
+    count = 3000
+    (directory / "slowbase.c").write_text("".join(f"int slow_base_{i}(void) {{ return {i}; }}\n" for i in range(count)))
+    (directory / "slowplugin.c").write_text(
+        "#include <stdlib.h>\n" + "".join(f"int slow_base_{i}(void);\n" for i in range(count)) +
+        "void* slow_table[] = {" + ",".join(f"(void*)slow_base_{i}" for i in range(count)) + "};\n"
+        "long slow_plugin_alloc(int n) { long made = 0; for (int i = 0; i < n; i++) {"
+        f" char* volatile p = malloc(1000); p[0] = 1; made += slow_table[i % {count}] != 0; free(p); }} return made; }}\n")
+    subprocess.run(["gcc", "-shared", "-fPIC", "-O1", "-o", directory / "libslowbase.so", directory / "slowbase.c"],
+                   check=True)
+    plugin = directory / "libslowplugin.so"
+    subprocess.run(["gcc", "-shared", "-fPIC", "-O1", "-o", plugin, directory / "slowplugin.c", f"-L{directory}",
+                    "-lslowbase", f"-Wl,-rpath,{directory}"], check=True)
+    copies_made = []
+    for i in range(copies):
+        copy = directory / f"libslowplugin{i}.so"
+        shutil.copy(plugin, copy)
+        copies_made.append(copy)
+    return copies_made
+
+
+@pytest.mark.parametrize("binding", ["lazy", "now"])
+def test_libraries_relocated_while_another_thread_patches_are_patched_once_ready(nmprof, programs, tmp_path, binding):
+    """The dynamic linker lists a library before it has relocated it: a pass made
+    then (for another thread's dlopen) leaves it to a later pass. Patched too early, a
+    lazy jump slot got the library's base added to the hook's address (SIGSEGV)."""
+    libraries = slow_plugins(tmp_path, 32)
+    program = programs.c("parallel_dlopen.c", libs=["-ldl"])
+    out, result = profiled(nmprof, tmp_path, program, binding, *libraries)
+    assert result.returncode == 0 and result.stdout == "32000\n", result.stderr
+    assert sum(sites(out, "libslowplugin").values()) == 32000
 
 
 def allocated(out):

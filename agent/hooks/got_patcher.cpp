@@ -18,6 +18,7 @@ struct GotPatcher::Pass {
   bool deepbind;
   size_t changed = 0;
   size_t failures = 0;  // slots left unpatched that a later pass may patch
+  size_t unready = 0;   // modules left to a later pass: still being relocated
   bool bindings_exhausted = false;
 };
 
@@ -128,6 +129,40 @@ bool store_slot(void** slot, void* value, const ModuleLayout& m) {
   return true;
 }
 
+// The dynamic linker lists a module (dl_iterate_phdr) before it has relocated it,
+// while another thread's dlopen is still at work: its slots must not be patched then
+// (a lazy jump slot gets the module's base added to what it holds). The jump slots
+// are relocated last and in order. The last one, not relocated yet, still holds its
+// link-time value: the offset of its PLT stub, which pushes the slot's index (after
+// an endbr64 in modules built for IBT). A bound slot may hold a low address too (an
+// executable mapped low), but not one where such a stub is. (A module without jump
+// slots cannot be told: its unrelocated slots hold null, which is skipped.)
+bool relocated(const dl_phdr_info& info, const ModuleLayout& m, const DynamicInfo& d) {
+  size_t count = d.plt_rela ? d.plt_rela_size / sizeof(ElfW(Rela)) : 0;
+  if (count == 0 || m.base == 0) return true;
+  const ElfW(Rela)& last = d.plt_rela[count - 1];
+  if (ELF64_R_TYPE(last.r_info) != R_X86_64_JUMP_SLOT) return true;
+  uintptr_t value = __atomic_load_n(reinterpret_cast<const uintptr_t*>(m.base + last.r_offset), __ATOMIC_ACQUIRE);
+  if (value >= m.end - m.base) return true;
+  constexpr size_t kStub = 9;  // endbr64 (4 bytes), push imm32 (5)
+  uintptr_t stub = m.base + value;
+  bool in_code = false;
+  for (int i = 0; i < info.dlpi_phnum && !in_code; i++) {
+    const ElfW(Phdr)& ph = info.dlpi_phdr[i];
+    in_code = ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && stub >= m.base + ph.p_vaddr &&
+              stub + kStub <= m.base + ph.p_vaddr + ph.p_memsz;
+  }
+  if (!in_code) return true;
+  uint8_t push[5] = {0x68};
+  uint32_t index = static_cast<uint32_t>(count - 1);
+  memcpy(push + 1, &index, sizeof index);
+  constexpr uint8_t kEndbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+  const auto* code = reinterpret_cast<const uint8_t*>(stub);
+  bool stub_of_last = memcmp(code, push, sizeof push) == 0 ||
+                      (memcmp(code, kEndbr64, sizeof kEndbr64) == 0 && memcmp(code + 4, push, sizeof push) == 0);
+  return !stub_of_last;
+}
+
 }  // namespace
 
 bool GotPatcher::PatchedModules::contains(uintptr_t base) const {
@@ -157,6 +192,10 @@ int GotPatcher::visit_module(dl_phdr_info* info, size_t size, void* arg) {
   if (!m.dynamic || is_agent || is_dynamic_linker) return 0;
   DynamicInfo d = read_dynamic(m);
   if (!d.symbols || !d.strings || !d.plt_is_rela) return 0;
+  if (!pass.restore && !relocated(*info, m, d)) {
+    pass.unready++;  // another thread's dlopen is relocating it: a later pass patches it
+    return 0;
+  }
 
   auto visit_relocations = [&](const ElfW(Rela)* rela, size_t bytes) {
     if (!rela) return;
@@ -212,6 +251,7 @@ size_t GotPatcher::patch_all(bool deepbind) {
   Pass pass{*this, false, deepbind};
   lock_.lock(static_cast<int>(gettid()));
   dl_iterate_phdr(visit_module, &pass);
+  complete_ = pass.unready == 0;
   lock_.unlock();
   if (pass.bindings_exhausted)
     log_line("more than %d different allocators in one process: some calls are not profiled", kMaxBindings);

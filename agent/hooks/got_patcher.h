@@ -34,6 +34,9 @@ class GotPatcher {
   // last pass were opened with RTLD_DEEPBIND (their unbound slots bind to their own
   // definitions first). Returns the number of slots newly patched.
   size_t patch_all(bool deepbind = false);
+  // Whether the last patch_all() left no module for a later pass: one that another
+  // thread's dlopen was still relocating.
+  bool complete() const { return complete_; }
   // Puts the original function back into every patched slot.
   size_t restore_all();
   // After fork() in the child: the lock may have been held by a thread that is gone.
@@ -58,6 +61,7 @@ class GotPatcher {
   const void* own_code_;
   bool enabled_[kHookCount] = {};
   PatchedModules patched_;
+  bool complete_ = false;
   SpinLock lock_;  // one pass at a time: passes toggle page protections
 };
 
