@@ -16,7 +16,7 @@ struct SigactionHook {
   static int call(int signo, const struct sigaction* action, struct sigaction* old) {
     int result = hook_target<int (*)(int, const struct sigaction*, struct sigaction*)>(kSigaction, K)(
         signo, action_to_install(signo, action), old);
-    if (result == 0 && old) show_host_disposition(old);
+    if (result == 0 && old) show_host_disposition(signo, old);
     return result;
   }
 };
@@ -24,14 +24,16 @@ struct SigactionHook {
 template <int K>
 struct SignalHook {
   static sighandler_t call(int signo, sighandler_t handler) {
-    struct sigaction requested = {};
+    struct sigaction requested = {};  // what glibc's signal() asks for
     requested.sa_handler = handler;
+    requested.sa_flags = SA_RESTART;
+    sigaddset(&requested.sa_mask, signo);
     sighandler_t old =
         hook_target<sighandler_t (*)(int, sighandler_t)>(kSignal, K)(signo, action_to_install(signo, &requested)->sa_handler);
     if (old == SIG_ERR) return old;
     struct sigaction shown = {};
     shown.sa_handler = old;
-    show_host_disposition(&shown);
+    show_host_disposition(signo, &shown);
     return shown.sa_handler;
   }
 };

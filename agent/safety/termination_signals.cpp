@@ -12,6 +12,11 @@ constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 bool (*g_flush)() = nullptr;
 std::atomic<int> g_deferred_signal{0};
 struct sigaction g_ours[NSIG];  // sa_handler is on_signal where the agent took the signal
+// Where it did: the default action the host last set (or the agent found), flags and
+// mask included, which is what the host is told is there.
+struct sigaction g_shown[NSIG];
+// Set by glibc on every action it installs; not in its headers.
+constexpr int kRestorerFlag = 0x04000000;
 
 void die_by(int signo) {
   signal(signo, SIG_DFL);
@@ -39,7 +44,10 @@ void install_termination_handlers(bool (*flush)()) {
     ours.sa_handler = on_signal;
     sigemptyset(&ours.sa_mask);
     ours.sa_flags = SA_RESTART;
-    if (sigaction(signo, &ours, nullptr) == 0) g_ours[signo] = ours;
+    if (sigaction(signo, &ours, nullptr) == 0) {
+      g_ours[signo] = ours;
+      g_shown[signo] = current;
+    }
   }
 }
 
@@ -48,14 +56,18 @@ const struct sigaction* action_to_install(int signo, const struct sigaction* req
   // SIG_DFL whatever the flags: with SA_SIGINFO the same field holds it (sa_sigaction),
   // as when PHP puts the default back to die by a signal it caught.
   bool default_action = requested && requested->sa_handler == SIG_DFL;
-  return taken && default_action ? &g_ours[signo] : requested;
+  if (!taken || !default_action) return requested;
+  g_shown[signo] = *requested;
+  return &g_ours[signo];
 }
 
-void show_host_disposition(struct sigaction* action) {
-  if (!(action->sa_flags & SA_SIGINFO) && action->sa_handler == on_signal) {
-    *action = {};
-    action->sa_handler = SIG_DFL;
-  }
+void show_host_disposition(int signo, struct sigaction* action) {
+  if ((action->sa_flags & SA_SIGINFO) || action->sa_handler != on_signal || signo <= 0 || signo >= NSIG) return;
+  int restorer_flag = action->sa_flags & kRestorerFlag;
+  void (*restorer)(void) = action->sa_restorer;
+  *action = g_shown[signo];
+  action->sa_flags |= restorer_flag;
+  if (restorer_flag) action->sa_restorer = restorer;
 }
 
 void resume_deferred_signal() {

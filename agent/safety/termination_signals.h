@@ -15,11 +15,12 @@ namespace nmprof {
 void install_termination_handlers(bool (*flush)());
 void resume_deferred_signal();
 // What the host is told when it asks for a signal's disposition: where the agent's
-// handler is installed, the default action it stands for. Programs decide on it:
+// handler is installed, the default action it stands for, with the flags and mask
+// the host last gave it. Programs decide on it:
 // Python raises KeyboardInterrupt on SIGINT only if it finds SIGINT at its default
 // action. (The crash handlers of fatal_signals.h stay visible: a program's own crash
 // handler that chains to the one it found is how the recording gets written then.)
-void show_host_disposition(struct sigaction* action);
+void show_host_disposition(int signo, struct sigaction* action);
 // What to install when the host asks for `requested`: the agent's handler again
 // where the host puts back the default action it was shown (a program that sets
 // SIG_IGN around a child and then restores what it found), else `requested`.
