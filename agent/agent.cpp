@@ -228,7 +228,7 @@ void on_tracked_free(void* p) {
   restore_cancellation(cancel_state);
 }
 
-void on_libraries_changed(bool opened, bool deepbind) {
+void on_libraries_changed(bool deepbind) {
   if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed)) return;
   CancellationOff no_cancel;
   AgentGuard guard;
@@ -237,7 +237,7 @@ void on_libraries_changed(bool opened, bool deepbind) {
   // A pass when modules were loaded since the last one, whichever call notices them:
   // a dlclose in one thread may be first to see what another thread's dlopen loaded.
   if (g_agent->modules.loads() != g_agent->patched_loads) {
-    g_agent->patcher.patch_all(opened && deepbind);
+    g_agent->patcher.patch_all(deepbind);
     if (g_agent->patcher.complete()) g_agent->patched_loads = g_agent->modules.loads();
   }
   g_agent->library_change_lock.unlock();

@@ -27,9 +27,8 @@ bool take_tracked_block(void* p, TakenBlock* out);
 void settle_taken_block(const TakenBlock& taken, bool freed);
 
 // dlopen/dlmopen/dlclose returned: the set of loaded libraries may have changed.
-// `opened`: libraries may have been loaded (with RTLD_DEEPBIND: `deepbind`), whose
-// slots are to be patched; an unload leaves no slot to patch.
-void on_libraries_changed(bool opened, bool deepbind);
+// deepbind: a dlopen with RTLD_DEEPBIND.
+void on_libraries_changed(bool deepbind);
 // dlsym found `name` at `found` (both non-null): returns what the caller gets.
 void* on_symbol_lookup(const char* name, void* found);
 // A call a runtime makes at a known point of its startup (sysconf, in PHP right after

@@ -19,7 +19,7 @@ template <int K>
 struct DlopenHook {
   static void* call(const char* file, int flags) {
     void* handle = hook_target<void* (*)(const char*, int)>(kDlopen, K)(file, flags);
-    if (handle) on_libraries_changed(true, (flags & RTLD_DEEPBIND) != 0);
+    if (handle) on_libraries_changed((flags & RTLD_DEEPBIND) != 0);
     return handle;
   }
 };
@@ -28,7 +28,7 @@ template <int K>
 struct DlmopenHook {
   static void* call(Lmid_t namespace_id, const char* file, int flags) {
     void* handle = hook_target<void* (*)(Lmid_t, const char*, int)>(kDlmopen, K)(namespace_id, file, flags);
-    if (handle) on_libraries_changed(true, (flags & RTLD_DEEPBIND) != 0);
+    if (handle) on_libraries_changed((flags & RTLD_DEEPBIND) != 0);
     return handle;
   }
 };
@@ -56,7 +56,7 @@ template <int K>
 struct DlcloseHook {
   static int call(void* handle) {
     int result = hook_target<int (*)(void*)>(kDlclose, K)(handle);
-    on_libraries_changed(false, false);
+    on_libraries_changed(false);
     return result;
   }
 };
