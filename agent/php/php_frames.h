@@ -16,7 +16,7 @@ class PhpFrameResolver : public FrameResolver {
   void resolve(const CallFrame& frame, JfrPools& pools, uint32_t& method, int32_t& line) override;
   // PHP frames have no module: their line comes with the frame.
   uint32_t link_offset(const CallFrame& frame) override;
-  void take_new_modules(std::vector<std::pair<std::string, std::string>>& out) override {
+  void take_new_modules(std::vector<const Module*>& out) override {
     native_.take_new_modules(out);
   }
   void forget_modules() override { native_.forget_modules(); }

@@ -600,12 +600,18 @@ void Recorder::append_new_modules() {
   new_modules_.clear();
   resolver_.take_new_modules(new_modules_);
   uint64_t now = monotonic_ticks();
-  for (const auto& [name, path] : new_modules_) {
+  for (const Module* m : new_modules_) {
+    const symbols::ImageIdentity& id = m->identity;
     jfr::ByteBuffer body;
     body.put_varint(schema::kModuleEvent);
     body.put_varint(now);
-    body.put_string(name);
-    body.put_string(path);
+    body.put_string(m->name);
+    body.put_string(m->path);
+    body.put_string(id.build_id);
+    body.put_varint(id.size);
+    body.put_varint(static_cast<uint64_t>(id.modified_ns));
+    body.put_varint(id.device);
+    body.put_varint(id.inode);
     jfr::append_record(events_, body.data(), body.size());
   }
 }

@@ -205,7 +205,7 @@ class Recorder {
   std::vector<uint32_t> pending_stacks_;   // to be written with the next append
   std::vector<uint32_t> pending_threads_;
   std::vector<uint32_t> pending_values_;   // attribute values, for the java.lang.String pool
-  std::vector<std::pair<std::string, std::string>> new_modules_;  // name, path; reused
+  std::vector<const Module*> new_modules_;  // reused
   SampleStripes::Stripe taken_;  // a stripe's buffers, swapped out
   jfr::ConstantPools out_pools_;
   jfr::ByteBuffer events_;

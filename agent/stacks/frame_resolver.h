@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "agent/stacks/call_stack.h"
+#include "agent/stacks/modules.h"
 #include "agent/writing/jfr_pools.h"
 
 namespace nmprof {
@@ -25,9 +26,9 @@ class FrameResolver {
     (void)frame;
     return 0;
   }
-  // Modules link_offset met first since the last call, as (name, path): each file
-  // gets an nmprof.Module event per module. forget_modules() starts a new file.
-  virtual void take_new_modules(std::vector<std::pair<std::string, std::string>>& out) { (void)out; }
+  // Modules link_offset met first since the last call: each file gets an
+  // nmprof.Module event per module. forget_modules() starts a new file.
+  virtual void take_new_modules(std::vector<const Module*>& out) { (void)out; }
   virtual void forget_modules() {}
 };
 

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
+#include <span>
 #include <cstdlib>
 #include <new>
 #include <vector>
@@ -14,10 +16,16 @@
 namespace nmprof {
 namespace {
 
+// Reaches the program that runs, even once its path names another file.
+constexpr const char* kExecutable = "/proc/self/exe";
+
+// The program's path; the kernel adds " (deleted)" once it was removed or replaced.
 std::string executable_path() {
   char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+  ssize_t n = readlink(kExecutable, buf, sizeof buf - 1);
+  std::string path = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+  if (path.ends_with(" (deleted)")) path.resize(path.size() - strlen(" (deleted)"));
+  return path;
 }
 
 std::string basename_of(const std::string& path) {
@@ -25,9 +33,36 @@ std::string basename_of(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-bool same_file(const Module& m, const std::string& path) {
+// Whether the module's file is still the one it was loaded from.
+bool same_file(const Module& m) {
   struct stat st;
-  return stat(path.c_str(), &st) == 0 && st.st_dev == m.device && st.st_ino == m.inode;
+  return stat(m.is_executable ? kExecutable : m.path.c_str(), &st) == 0 && st.st_dev == m.identity.device && st.st_ino == m.identity.inode;
+}
+
+// Whether [start, start + size) lies in a segment the module maps readable.
+bool mapped(const dl_phdr_info& info, uintptr_t start, size_t size) {
+  for (int i = 0; i < info.dlpi_phnum; i++) {
+    const ElfW(Phdr)& ph = info.dlpi_phdr[i];
+    uintptr_t begin = info.dlpi_addr + ph.p_vaddr;
+    if (ph.p_type == PT_LOAD && (ph.p_flags & PF_R) && start >= begin && start - begin <= ph.p_memsz &&
+        size <= ph.p_memsz - (start - begin))
+      return true;
+  }
+  return false;
+}
+
+// The GNU build id of a module, hex, read in place from its PT_NOTE segments (a
+// module that dl_iterate_phdr lists is mapped).
+std::string loaded_build_id(const dl_phdr_info& info) {
+  for (int i = 0; i < info.dlpi_phnum; i++) {
+    const ElfW(Phdr)& ph = info.dlpi_phdr[i];
+    uintptr_t start = info.dlpi_addr + ph.p_vaddr;
+    if (ph.p_type != PT_NOTE || !mapped(info, start, ph.p_memsz)) continue;
+    std::span notes(reinterpret_cast<const std::byte*>(start), ph.p_memsz);
+    auto id = symbols::find_build_id(notes, ph.p_align == 8 ? 8 : 4);
+    if (!id.empty()) return symbols::hex_text(id);
+  }
+  return {};
 }
 
 }  // namespace
@@ -40,14 +75,16 @@ struct ModuleScan {
 
   // A known module is this mapping unless it was unloaded and another loaded in its
   // place since the last scan: only then can the same address, program headers and
-  // path be another file (the path rebuilt), which the file's identity tells.
+  // path be another build (the path rebuilt), which its build id tells, or without
+  // one its file's identity.
   bool is(const Module& m, const dl_phdr_info& info) const {
     if (m.bias != info.dlpi_addr || m.phdr != info.dlpi_phdr) return false;
     if (m.is_vdso) return true;
     const std::string path = info.dlpi_name && *info.dlpi_name ? std::string(info.dlpi_name) : executable_path();
     if (m.path != path) return false;
     bool replaced_since = adds != map->loads_seen_ && subs != map->unloads_seen_;
-    return !replaced_since || same_file(m, path);
+    if (!replaced_since) return true;
+    return m.identity.build_id.empty() ? same_file(m) : loaded_build_id(info) == m.identity.build_id;
   }
   Module* make(const dl_phdr_info* info);
 };
@@ -92,23 +129,31 @@ Module* ModuleScan::make(const dl_phdr_info* info) {
     } else if (ph.p_type == PT_GNU_EH_FRAME) {
       m->eh_frame_hdr = reinterpret_cast<const void*>(start);
       m->eh_frame_hdr_size = ph.p_memsz;
+    } else if (ph.p_type == PT_DYNAMIC) {
+      m->image.dynamic = start;
+      m->image.dynamic_size = ph.p_memsz;
     }
   }
+  m->image.bias = m->bias;
+  m->image.begin = m->start;
+  m->image.end = m->end;
   const char* name = info->dlpi_name;
   m->is_vdso = info->dlpi_addr != 0 && getauxval(AT_SYSINFO_EHDR) >= m->start &&
                getauxval(AT_SYSINFO_EHDR) < m->end;
   if (m->is_vdso)
     m->name = "[vdso]";
   else {
-    m->path = name && *name ? std::string(name) : executable_path();
+    m->is_executable = !name || !*name;
+    m->path = m->is_executable ? executable_path() : std::string(name);
     m->name = basename_of(m->path);
   }
   m->is_jvm = m->name == "libjvm.so";
+  std::string build_id = loaded_build_id(*info);
   struct stat st;
-  if (!m->path.empty() && stat(m->path.c_str(), &st) == 0) {
-    m->device = st.st_dev;
-    m->inode = st.st_ino;
-  }
+  if (!m->path.empty() && stat(m->is_executable ? kExecutable : m->path.c_str(), &st) == 0)
+    m->identity = symbols::ImageIdentity::of_file(st, std::move(build_id));
+  else
+    m->identity.build_id = std::move(build_id);
   if (++map->loads_ == 0) map->loads_ = 1;  // 0 is "no module"; after 65535 loads, a repeat is harmless
   m->load = map->loads_;
   m->made_before = map->newest_.load(std::memory_order_relaxed);

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "agent/symbols/image_identity.h"
+#include "agent/symbols/loaded_symbols.h"
 #include "agent/unwind/frame_table.h"
 #include "agent/unwind/frame_table_builder.h"
 
@@ -29,11 +31,13 @@ struct Module {
   size_t eh_frame_hdr_size;
   bool is_vdso;
   bool is_jvm;  // libjvm.so: its frames are the VM's own ("C++")
+  bool is_executable;  // the program itself
   std::vector<unwind::MemoryRange> readable;  // its readable segments
-  // The file's identity when loaded: a library unloaded and another (or the same
-  // path rebuilt) loaded at the same address is another module.
-  dev_t device;
-  ino_t inode;
+  // Which build was loaded (its build id, its file when first seen): the file its
+  // names are read from must still be it, and a library unloaded and another (or the
+  // same path rebuilt) loaded at the same address is another module.
+  symbols::ImageIdentity identity;
+  symbols::LoadedImage image;  // where its dynamic symbols are in memory
   // Which load this is, counted per process from 1: native frames carry it, so
   // frames at the same address in code loaded at different times are told apart.
   uint16_t load;

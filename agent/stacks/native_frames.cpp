@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "agent/log.h"
 #include "agent/symbols/vdso.h"
 #include "formats/jfr/nmprof_schema.h"
 
@@ -10,15 +11,32 @@ namespace nmprof {
 
 symbols::SymbolTable* NativeFrameResolver::symbols_of(const Module& module) {
   auto [it, added] = tables_.try_emplace(&module);
-  if (added) {
-    std::string error;
-    if (module.is_vdso) {
-      it->second = symbols::SymbolTable::from_memory(symbols::vdso_image(), &error);
-    } else if (!module.path.empty()) {
-      it->second = symbols::SymbolTable::from_file(module.path, &error);
-    }
-  }
+  if (added) it->second = load_symbols(module);
   return it->second.get();
+}
+
+std::unique_ptr<symbols::SymbolTable> NativeFrameResolver::load_symbols(const Module& module) {
+  std::string error;
+  if (module.is_vdso) return symbols::SymbolTable::from_memory(symbols::vdso_image(), &error);
+  if (module.path.empty()) return nullptr;
+  // The program is read through /proc/self/exe, which stays the image that runs
+  // (unless there is no /proc).
+  bool replaced = false;
+  std::unique_ptr<symbols::SymbolTable> table;
+  for (const char* open_path : {module.is_executable ? "/proc/self/exe" : nullptr, module.path.c_str()}) {
+    if (open_path && !table && !replaced)
+      table = symbols::SymbolTable::from_loaded_file({module.path, open_path, module.identity}, &error, &replaced);
+  }
+  if (table) return table;
+  // The loaded image's own dynamic symbols, while it is loaded: an unloaded module's
+  // memory may hold another one by now.
+  std::string ignored;
+  if (modules_.find(module.start) == &module) table = symbols::SymbolTable::from_loaded_image(module.image, &ignored);
+  if (replaced)
+    log_line("%s: %s is not the build that was loaded (%s): its functions are named from %s", module.name.c_str(),
+             module.path.c_str(), error.c_str(),
+             table ? "the exported symbols of the loaded image, the others module+offset" : "module+offset");
+  return table;
 }
 
 void NativeFrameResolver::resolve(const CallFrame& frame, JfrPools& pools, uint32_t& method, int32_t& line) {
@@ -53,8 +71,8 @@ uint32_t NativeFrameResolver::link_offset(const CallFrame& frame) {
   return static_cast<uint32_t>(frame.id - module->bias);
 }
 
-void NativeFrameResolver::take_new_modules(std::vector<std::pair<std::string, std::string>>& out) {
-  for (const Module* m : new_modules_) out.emplace_back(m->name, m->path);
+void NativeFrameResolver::take_new_modules(std::vector<const Module*>& out) {
+  out.insert(out.end(), new_modules_.begin(), new_modules_.end());
   new_modules_.clear();
 }
 

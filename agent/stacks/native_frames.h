@@ -1,6 +1,8 @@
 // Resolves native frames to functions: the symbol containing the return address in
 // its module's symbol table (loaded on first use), as a method of a class named
 // after the library; "libfoo.so+0x1a2b" (link-time address) where no symbol covers it.
+// A module whose file is no longer the build that was loaded is named from the
+// dynamic symbols the loaded image has in memory, and the log says so once.
 #pragma once
 
 #include <memory>
@@ -18,7 +20,7 @@ class NativeFrameResolver : public FrameResolver {
   explicit NativeFrameResolver(const ModuleMap& modules) : modules_(modules) {}
   void resolve(const CallFrame& frame, JfrPools& pools, uint32_t& method, int32_t& line) override;
   uint32_t link_offset(const CallFrame& frame) override;
-  void take_new_modules(std::vector<std::pair<std::string, std::string>>& out) override;
+  void take_new_modules(std::vector<const Module*>& out) override;
   void forget_modules() override { announced_.clear(); }
 
   // The descriptor JFR tools need on every method; "()L;" shows as "()" in jfr print.
@@ -26,6 +28,7 @@ class NativeFrameResolver : public FrameResolver {
 
  private:
   symbols::SymbolTable* symbols_of(const Module& module);
+  std::unique_ptr<symbols::SymbolTable> load_symbols(const Module& module);
 
   const ModuleMap& modules_;
   std::unordered_map<const Module*, std::unique_ptr<symbols::SymbolTable>> tables_;  // null: unreadable

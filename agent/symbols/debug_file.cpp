@@ -33,19 +33,9 @@ std::optional<DebugFile> open_elf(const std::string& path) {
   return DebugFile{std::move(*file), std::move(*image)};
 }
 
-std::string hex(std::span<const std::byte> bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string text;
-  for (std::byte b : bytes) {
-    text += kDigits[static_cast<uint8_t>(b) >> 4];
-    text += kDigits[static_cast<uint8_t>(b) & 0xF];
-  }
-  return text;
-}
-
 std::optional<DebugFile> find_by_build_id(std::span<const std::byte> build_id, const std::string& debug_root) {
   if (build_id.size() < 2) return std::nullopt;
-  std::string id = hex(build_id);
+  std::string id = hex_text(build_id);
   auto debug = open_elf(debug_root + "/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug");
   if (!debug || !std::ranges::equal(debug->image.build_id(), build_id)) return std::nullopt;
   return debug;

@@ -74,21 +74,37 @@ std::span<const std::byte> ElfImage::contents(const Elf64_Shdr& section) const {
   return bytes_.subspan(section.sh_offset, section.sh_size);  // bounds checked by parse()
 }
 
+std::string hex_text(std::span<const std::byte> bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string text;
+  for (std::byte b : bytes) {
+    text += kDigits[static_cast<uint8_t>(b) >> 4];
+    text += kDigits[static_cast<uint8_t>(b) & 0xF];
+  }
+  return text;
+}
+
+std::span<const std::byte> find_build_id(std::span<const std::byte> notes, uint64_t alignment) {
+  auto align = [alignment](uint64_t n) { return (n + alignment - 1) & ~(alignment - 1); };
+  uint64_t offset = 0;
+  while (auto note = read_at<Elf64_Nhdr>(notes, offset)) {
+    uint64_t name_offset = offset + sizeof(Elf64_Nhdr);
+    uint64_t desc_offset = name_offset + align(note->n_namesz);
+    if (!fits(desc_offset, note->n_descsz, notes.size())) break;
+    std::string_view name(reinterpret_cast<const char*>(notes.data()) + name_offset, note->n_namesz);
+    if (note->n_type == NT_GNU_BUILD_ID && name == std::string_view("GNU", 4)) {
+      return notes.subspan(desc_offset, note->n_descsz);
+    }
+    offset = desc_offset + align(note->n_descsz);
+  }
+  return {};
+}
+
 std::span<const std::byte> ElfImage::build_id() const {
   for (const Elf64_Shdr& section : sections_) {
     if (section.sh_type != SHT_NOTE) continue;
-    std::span<const std::byte> notes = contents(section);
-    uint64_t offset = 0;
-    while (auto note = read_at<Elf64_Nhdr>(notes, offset)) {
-      uint64_t name_offset = offset + sizeof(Elf64_Nhdr);
-      uint64_t desc_offset = name_offset + align4(note->n_namesz);
-      if (!fits(desc_offset, note->n_descsz, notes.size())) break;
-      std::string_view name(reinterpret_cast<const char*>(notes.data()) + name_offset, note->n_namesz);
-      if (note->n_type == NT_GNU_BUILD_ID && name == std::string_view("GNU", 4)) {
-        return notes.subspan(desc_offset, note->n_descsz);
-      }
-      offset = desc_offset + align4(note->n_descsz);
-    }
+    auto id = find_build_id(contents(section), section.sh_addralign == 8 ? 8 : 4);
+    if (!id.empty()) return id;
   }
   return {};
 }

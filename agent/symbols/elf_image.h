@@ -30,6 +30,13 @@ std::optional<T> read_at(std::span<const std::byte> bytes, uint64_t offset) {
 // bounds or unterminated.
 std::string_view string_at(std::span<const std::byte> table, uint64_t offset);
 
+// The descriptor of the NT_GNU_BUILD_ID note among `notes` (a note section or PT_NOTE
+// segment, whose entries are padded to `alignment`, 4 or 8), empty if there is none.
+std::span<const std::byte> find_build_id(std::span<const std::byte> notes, uint64_t alignment);
+
+// Bytes as lowercase hex digits, as build ids are spelled.
+std::string hex_text(std::span<const std::byte> bytes);
+
 struct DebugLink {
   std::string_view file_name;
   uint32_t crc;

@@ -14,6 +14,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -30,5 +33,19 @@ struct FunctionSymbol {
 // The functions of the image's first section of `type` (SHT_SYMTAB or
 // SHT_DYNSYM), sorted by start; empty if there is no such section.
 std::vector<FunctionSymbol> read_function_symbols(const ElfImage& image, uint32_t type);
+
+// A symbol table wherever it was found: a file's sections, or a loaded image's
+// dynamic segment (loaded_symbols.h).
+struct SymbolTableData {
+  std::span<const std::byte> symbols;   // Elf64_Sym entries
+  std::span<const std::byte> strings;   // their string table
+  std::span<const std::byte> versions;  // .gnu.version, parallel to a .dynsym; empty for a .symtab
+  // Where the code of a symbol's section (or segment) ends, as a link-time address;
+  // nothing for a symbol defined nowhere (undefined, SHN_ABS and the like).
+  std::function<std::optional<uint64_t>(const Elf64_Sym&)> code_end;
+};
+
+// The same, from such a table.
+std::vector<FunctionSymbol> read_function_symbols(const SymbolTableData& table);
 
 }  // namespace nmprof::symbols

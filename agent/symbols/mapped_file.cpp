@@ -32,10 +32,11 @@ std::optional<MappedFile> MappedFile::open(const std::string& path, std::string*
     *error = path + ": mmap: " + error_text(mmap_errno);
     return std::nullopt;
   }
-  return MappedFile(static_cast<const std::byte*>(data), size);
+  return MappedFile(static_cast<const std::byte*>(data), size, st);
 }
 
-MappedFile::MappedFile(MappedFile&& other) noexcept : data_(other.data_), size_(other.size_) {
+MappedFile::MappedFile(MappedFile&& other) noexcept
+    : data_(other.data_), size_(other.size_), status_(other.status_) {
   other.data_ = nullptr;
   other.size_ = 0;
 }

@@ -1,6 +1,8 @@
 // A whole file mapped read-only, unmapped when destroyed.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -18,12 +20,16 @@ class MappedFile {
   ~MappedFile();
 
   std::span<const std::byte> bytes() const { return {data_, size_}; }
+  // What fstat said of the file that was mapped.
+  const struct stat& status() const { return status_; }
 
  private:
-  MappedFile(const std::byte* data, size_t size) : data_(data), size_(size) {}
+  MappedFile(const std::byte* data, size_t size, const struct stat& status)
+      : data_(data), size_(size), status_(status) {}
 
   const std::byte* data_;
   size_t size_;
+  struct stat status_;
 };
 
 }  // namespace nmprof::symbols

@@ -8,13 +8,32 @@
 namespace nmprof::symbols {
 
 std::unique_ptr<SymbolTable> SymbolTable::from_file(const std::string& path, std::string* error,
-                                                    const std::string& debug_root) try {
-  auto file = MappedFile::open(path, error);
+                                                    const std::string& debug_root) {
+  return load(path, path, nullptr, error, nullptr, debug_root);
+}
+
+std::unique_ptr<SymbolTable> SymbolTable::from_loaded_file(const LoadedFile& file, std::string* error, bool* replaced,
+                                                           const std::string& debug_root) {
+  *replaced = false;
+  return load(file.open_path, file.path, &file.loaded, error, replaced, debug_root);
+}
+
+std::unique_ptr<SymbolTable> SymbolTable::load(const std::string& open_path, const std::string& path,
+                                               const ImageIdentity* loaded, std::string* error, bool* replaced,
+                                               const std::string& debug_root) try {
+  auto file = MappedFile::open(open_path, error);
   if (!file) return nullptr;
   auto image = ElfImage::parse(file->bytes(), error);
   if (!image) {
-    *error = path + ": " + *error;
+    *error = open_path + ": " + *error;
     return nullptr;
+  }
+  if (loaded) {
+    if (auto difference = loaded->difference(*image, file->status())) {
+      *error = std::move(*difference);
+      *replaced = true;
+      return nullptr;
+    }
   }
   std::vector<FunctionSymbol> functions = read_function_symbols(*image, SHT_SYMTAB);
   // `debug` stays mapped until the table has copied the names.
@@ -24,6 +43,15 @@ std::unique_ptr<SymbolTable> SymbolTable::from_file(const std::string& path, std
   return std::unique_ptr<SymbolTable>(new SymbolTable(functions));
 } catch (...) {  // only allocation can fail
   *error = "out of memory";  // short enough not to allocate
+  return nullptr;
+}
+
+std::unique_ptr<SymbolTable> SymbolTable::from_loaded_image(const LoadedImage& image, std::string* error) try {
+  auto symbols = LoadedSymbols::copy(image, error);
+  if (!symbols) return nullptr;
+  return std::unique_ptr<SymbolTable>(new SymbolTable(read_function_symbols(symbols->table())));
+} catch (...) {
+  *error = "out of memory";
   return nullptr;
 }
 

@@ -3,7 +3,9 @@
 // Loading (once per module) takes the file's .symtab, else the .symtab of its
 // separate debug file (debug_file.h), else its .dynsym: the first of these that
 // has function symbols. function_symbols.h tells which name an address keeps.
-// The names are copied, so no mapping of the file outlives loading.
+// The names are copied, so no mapping of the file outlives loading. A module whose
+// file is no longer the build that was loaded (image_identity.h) takes the .dynsym
+// the loaded image has in memory (loaded_symbols.h).
 //
 // Overlapping symbols (there are none in libc or libjvm) resolve to the one
 // that starts nearest below the address, and to nothing past its end.
@@ -20,6 +22,8 @@
 
 #include "agent/symbols/debug_file.h"
 #include "agent/symbols/function_symbols.h"
+#include "agent/symbols/image_identity.h"
+#include "agent/symbols/loaded_symbols.h"
 
 namespace nmprof::symbols {
 
@@ -37,6 +41,18 @@ class SymbolTable {
   // Never throws. The file must not shrink while it loads: that would be SIGBUS.
   static std::unique_ptr<SymbolTable> from_file(const std::string& path, std::string* error,
                                                 const std::string& debug_root = kSystemDebugRoot);
+  // The file of a loaded module, and which build of it was loaded.
+  struct LoadedFile {
+    std::string path;       // as it was loaded: its debug link is looked for beside it
+    std::string open_path;  // what to read: the path, or a name that still reaches the image loaded
+    const ImageIdentity& loaded;
+  };
+  // from_file, but only if the file is still the build that was loaded; otherwise
+  // nullptr, *error saying what differs and *replaced set.
+  static std::unique_ptr<SymbolTable> from_loaded_file(const LoadedFile& file, std::string* error, bool* replaced,
+                                                       const std::string& debug_root = kSystemDebugRoot);
+  // The dynamic symbols of a loaded image, read in memory (loaded_symbols.h).
+  static std::unique_ptr<SymbolTable> from_loaded_image(const LoadedImage& image, std::string* error);
   // Loads the symbols of an ELF image in memory: the vDSO (vdso.h).
   static std::unique_ptr<SymbolTable> from_memory(std::span<const std::byte> image, std::string* error);
 
@@ -62,6 +78,9 @@ class SymbolTable {
   static constexpr uint32_t kSameAsName = UINT32_MAX - 1;
 
   explicit SymbolTable(const std::vector<FunctionSymbol>& functions);
+  static std::unique_ptr<SymbolTable> load(const std::string& open_path, const std::string& path,
+                                           const ImageIdentity* loaded, std::string* error, bool* replaced,
+                                           const std::string& debug_root);
   std::string_view demangled_name(Entry& entry);
 
   std::vector<Entry> entries_;

@@ -147,9 +147,17 @@ Metadata build(std::span<const std::string> context_attributes) {
                                            "file size limit; 0 it did not")})},
                    "Totals of the agent's own work, as of this event"));
   m.add(event_type(kModuleName, kModuleEvent, "Native Module",
-                   {start_time(), field("name", kString, "Name"), field("path", kString, "Path")},
+                   {start_time(), field("name", kString, "Name"), field("path", kString, "Path"),
+                    annotated(field("buildId", kString, "Build Id"),
+                              {description("The GNU build id of the image loaded, hex; empty when it has none")}),
+                    annotated(bytes("fileSize", "File Size"), {description("Its file's size when first seen")}),
+                    annotated(field("fileModified", kLong, "File Modified"),
+                              {description("Its file's modification time when first seen, nanoseconds since the "
+                                           "Unix epoch")}),
+                    field("device", kLong, "Device"), field("inode", kLong, "Inode")},
                    "A library or executable that native frames are in: their class is its name, their bytecode "
-                   "index the return address's link-time offset in it"));
+                   "index the return address's link-time offset in it. Which build was loaded: its build id, "
+                   "and its file when first seen (size 0 when it could not be read)"));
 
   m.add(annotation_type("jdk.jfr.Label", kLabel, true));
   m.add(annotation_type("jdk.jfr.Category", kCategory, true, true));

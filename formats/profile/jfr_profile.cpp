@@ -56,6 +56,28 @@ std::vector<Statistic> statistics_of(const Type& type, const Value& event) {
   return stats;
 }
 
+// A module of a process: a name that is met again must be the same build, or its
+// frames (named by module name) cannot be told apart.
+void add_module(std::map<std::string, ModuleFile>& modules, const std::string& name, ModuleFile module) {
+  auto [it, added] = modules.try_emplace(name, module);
+  if (added) return;
+  if (module.identified && it->second.identified && !it->second.same_build(module))
+    it->second.ambiguous = true;
+  else if (!it->second.ambiguous)
+    it->second = std::move(module);
+}
+
+// An nmprof.Module event; the build it describes when the recording says.
+ModuleFile module_file(const Chunk& chunk, const Type& type, const Value& event) {
+  ModuleFile m;
+  m.path = text_of(chunk, event.field("path"));
+  m.identified = type.field_index("buildId") >= 0;
+  m.build_id = text_of(chunk, event.field("buildId"));
+  m.file_size = static_cast<uint64_t>(event.field("fileSize").integer());
+  m.file_modified_ns = event.field("fileModified").integer();
+  return m;
+}
+
 class ProfileBuilder {
  public:
   explicit ProfileBuilder(Profile& profile) : profile_(profile) {}
@@ -73,13 +95,16 @@ class ProfileBuilder {
   // (the last and longest one).
   bool reading_samples() const { return reading_samples_; }
 
-  // Pairs the frees that waited; build ids of the module files, for outputs that
-  // name them (pprof mappings).
+  // Pairs the frees that waited; build ids of module files that the recording does
+  // not give, for outputs that name them (pprof mappings).
   void finish() {
     profile_.settle();
     for (auto& p : profile_.processes)
-      for (auto& [name, module] : p.modules) module.build_id = source_lines_.build_id(module.path);
+      for (auto& [name, module] : p.modules)
+        if (!module.identified) module.build_id = source_lines_.build_id(module.path);
   }
+  // Module files that are not the builds recorded.
+  const std::vector<std::string>& warnings() const { return source_lines_.warnings(); }
 
  private:
   // What the chunk says about its process: nmprof.Process (or the JDK's
@@ -139,7 +164,7 @@ class ProfileBuilder {
         p.tags[text_of(chunk, v.field("key"))] = text_of(chunk, v.field("value"));
       } else if (type == module_type) {
         Value v = e.value();
-        p.modules[text_of(chunk, v.field("name"))].path = text_of(chunk, v.field("path"));
+        add_module(p.modules, text_of(chunk, v.field("name")), module_file(chunk, *type, v));
       }
     });
     earliest.finish();
@@ -183,7 +208,7 @@ class ProfileBuilder {
     if (!p.parent_pid) p.parent_pid = described.parent_pid;
     for (auto& [name, value] : described.settings) p.settings[name] = std::move(value);
     for (auto& [key, value] : described.tags) p.tags[key] = std::move(value);
-    for (auto& [name, module] : described.modules) p.modules[name] = std::move(module);
+    for (auto& [name, module] : described.modules) add_module(p.modules, name, std::move(module));
     if (!described.statistics.empty()) p.statistics = std::move(described.statistics);
     return static_cast<uint32_t>(same);
   }
@@ -322,6 +347,7 @@ Profile build(std::span<const uint8_t> recording_bytes, const jfr::MappedFile* f
   recording.for_each_chunk([&](const Chunk& chunk) { builder.add(chunk); });
   builder.finish();
   profile.warnings = recording.warnings();
+  profile.warnings.insert(profile.warnings.end(), builder.warnings().begin(), builder.warnings().end());
   profile.set_selector(nullptr);
   return profile;
 }

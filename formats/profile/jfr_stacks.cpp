@@ -82,7 +82,7 @@ void StackResolver::add_source_line(const jfr::Value& value, Frame& frame) {
   if (module == process_.modules.end()) return;
   int64_t address = value.field("bytecodeIndex").integer();
   if (address <= 0) return;
-  if (auto source = lines_.call_site(module->second.path, static_cast<uint64_t>(address))) {
+  if (auto source = lines_.call_site(module->first, module->second, static_cast<uint64_t>(address))) {
     frame.file = source->file;
     frame.line = source->line;
   }

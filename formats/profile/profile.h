@@ -67,10 +67,26 @@ struct Statistic {
   bool bytes = false;  // the value is an amount of memory
 };
 
-// A library or executable of native frames (nmprof.Module).
+// A library or executable of native frames (nmprof.Module), and which build of it
+// the recording was made with.
 struct ModuleFile {
   std::string path;
-  std::string build_id;  // hex, read from the file when the recording is read; "" unknown
+  // Hex, as recorded; read from the file when the recording is read for recordings
+  // that do not say which build they were made with. "" when none.
+  std::string build_id;
+  // The recording says which build it was: its build id, else its file's size and
+  // modification time when first seen.
+  bool identified = false;
+  uint64_t file_size = 0;
+  int64_t file_modified_ns = 0;  // since the Unix epoch
+  // Different builds under this name in one process (a library rebuilt and loaded
+  // again): their frames cannot be told apart, so no file gives their lines.
+  bool ambiguous = false;
+  // Whether `other` describes the same build at the same path.
+  bool same_build(const ModuleFile& other) const {
+    return path == other.path && build_id == other.build_id && file_size == other.file_size &&
+           file_modified_ns == other.file_modified_ns;
+  }
 };
 
 struct Process {

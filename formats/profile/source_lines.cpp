@@ -1,6 +1,11 @@
 #include "formats/profile/source_lines.h"
 
 #include <elfutils/libdwfl.h>
+#include <sys/stat.h>
+
+#include <ctime>
+
+#include "agent/symbols/elf_image.h"
 
 namespace nmprof::profile {
 namespace {
@@ -13,6 +18,17 @@ const Dwfl_Callbacks kOfflineCallbacks = {
     .section_address = dwfl_offline_section_address,
     .debuginfo_path = &debuginfo_path,
 };
+
+// "16432 bytes, modified 2025-01-02 03:04:05.123456789 UTC"
+std::string file_text(uint64_t size, int64_t modified_ns) {
+  time_t seconds = static_cast<time_t>(modified_ns / 1'000'000'000);
+  struct tm utc;
+  char when[32] = "?";
+  if (gmtime_r(&seconds, &utc)) strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &utc);
+  char nanos[16];
+  snprintf(nanos, sizeof nanos, ".%09lld", static_cast<long long>(modified_ns % 1'000'000'000));
+  return std::to_string(size) + " bytes, modified " + when + nanos + " UTC";
+}
 
 }  // namespace
 
@@ -45,11 +61,47 @@ SourceLines::Module* SourceLines::module(const std::string& path) {
   return it->second.get();
 }
 
-std::optional<SourceLine> SourceLines::call_site(const std::string& path, uint64_t return_address) {
-  if (path.empty() || return_address == 0) return std::nullopt;
-  auto [cached, added] = cache_.try_emplace({path, return_address});
+// The file's build id when the module was recorded with one, else its size and
+// modification time (a copy keeps its mtime with cp -p, rsync -t or a package; a
+// rebuild or an edit does not). A separate debug file is checked by libdw against
+// the file it belongs to: its build id, or the CRC of its debuglink.
+bool SourceLines::is_recorded_build(const std::string& name, const ModuleFile& recorded) {
+  if (recorded.ambiguous) {
+    if (ambiguous_.insert(name).second)
+      warnings_.push_back(name + ": different builds of it were loaded (a library rebuilt and loaded again?): "
+                          "no source lines for its frames");
+    return false;
+  }
+  if (!recorded.identified) return true;  // recorded before nmprof said which build it was: as before
+  auto [verdict, added] =
+      verdicts_.try_emplace({recorded.path, recorded.build_id, recorded.file_size, recorded.file_modified_ns}, true);
+  if (!added) return verdict->second;
+  std::string difference;
+  struct stat st;
+  if (!recorded.build_id.empty()) {
+    std::string found = build_id(recorded.path);
+    if (found != recorded.build_id && module(recorded.path))
+      difference = "build id " + recorded.build_id + " recorded, " + (found.empty() ? "none" : found) + " on disk";
+  } else if (stat(recorded.path.c_str(), &st) == 0) {
+    int64_t modified = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
+    if (static_cast<uint64_t>(st.st_size) != recorded.file_size || modified != recorded.file_modified_ns)
+      difference = "no build id; recorded " + file_text(recorded.file_size, recorded.file_modified_ns) +
+                   ", on disk " + file_text(static_cast<uint64_t>(st.st_size), modified);
+  }
+  if (!difference.empty()) {
+    verdict->second = false;
+    warnings_.push_back(name + ": " + recorded.path + " is not the build that was recorded (" + difference +
+                        "): no source lines for its frames");
+  }
+  return verdict->second;
+}
+
+std::optional<SourceLine> SourceLines::call_site(const std::string& name, const ModuleFile& recorded,
+                                               uint64_t return_address) {
+  if (recorded.path.empty() || return_address == 0 || !is_recorded_build(name, recorded)) return std::nullopt;
+  auto [cached, added] = cache_.try_emplace({recorded.path, return_address});
   if (!added) return cached->second;
-  Module* m = module(path);
+  Module* m = module(recorded.path);
   if (!m || !m->has_lines) return std::nullopt;
   // The call instruction ends just before the return address.
   Dwfl_Line* line = dwfl_module_getsrc(m->module, return_address - 1 + m->bias);
@@ -64,13 +116,8 @@ std::string SourceLines::build_id(const std::string& path) {
   const unsigned char* bits = nullptr;
   GElf_Addr where = 0;
   int size = m ? dwfl_module_build_id(m->module, &bits, &where) : 0;
-  static const char kDigits[] = "0123456789abcdef";
-  std::string hex;
-  for (int i = 0; i < size; i++) {
-    hex += kDigits[bits[i] >> 4];
-    hex += kDigits[bits[i] & 15];
-  }
-  return hex;
+  if (size <= 0) return {};
+  return symbols::hex_text(std::as_bytes(std::span(bits, static_cast<size_t>(size))));
 }
 
 }  // namespace nmprof::profile

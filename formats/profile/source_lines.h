@@ -1,15 +1,22 @@
 // File and line of native code, looked up when a recording is read (never in the
-// agent): the DWARF line table of the module's file, or of its separate debug file
-// found by build id or debuglink under the usual debug directories, through
-// elfutils' libdw. Answers are cached per file and address. Also the file's build id.
+// agent): the DWARF of the module's file, or of its separate debug file found by
+// build id or debuglink under the usual debug directories, through elfutils' libdw.
+// A file is only read when it is the build the recording was made with (ModuleFile); a module
+// whose file is another build gets one warning and no lines. Answers are cached per
+// file and address. Also the file's build id.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
+#include <vector>
+
+#include "formats/profile/profile.h"
 
 namespace nmprof::profile {
 
@@ -25,18 +32,27 @@ class SourceLines {
   SourceLines(const SourceLines&) = delete;
   SourceLines& operator=(const SourceLines&) = delete;
 
-  // The line of the call before `return_address` (a link-time address in the ELF file
-  // at `path`); nothing when the file or its line table is missing.
-  std::optional<SourceLine> call_site(const std::string& path, uint64_t return_address);
+  // The line of the call before `return_address` (a link-time address in `module`,
+  // named `name`); nothing when its file, or its line table, is missing or is not the
+  // recorded build.
+  std::optional<SourceLine> call_site(const std::string& name, const ModuleFile& module, uint64_t return_address);
   // The GNU build id of the file, in hex; "" when it has none or cannot be read.
   std::string build_id(const std::string& path);
+  // One line per module whose file is not the build that was recorded.
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
   struct Module;
   Module* module(const std::string& path);
+  bool is_recorded_build(const std::string& name, const ModuleFile& module);
 
   std::unordered_map<std::string, std::unique_ptr<Module>> modules_;  // null: not a readable ELF file
   std::map<std::pair<std::string, uint64_t>, std::optional<SourceLine>> cache_;
+  // Whether a file is the build a module was recorded as, by path and build id, or
+  // size and mtime.
+  std::map<std::tuple<std::string, std::string, uint64_t, int64_t>, bool> verdicts_;
+  std::set<std::string> ambiguous_;  // modules warned about
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace nmprof::profile

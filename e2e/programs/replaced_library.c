@@ -1,0 +1,26 @@
+// The library of replaced_self: an exported function over a hidden one. With
+// -DMOVED, code comes before them.
+#include <stdlib.h>
+
+#include "replaced_library.h"
+
+static void* volatile sink;
+
+#ifdef MOVED
+__attribute__((noinline)) int library_moved_ahead(int x) {
+  for (int i = 0; i < 64; i++) x = x * 31 + i;
+  return x;
+}
+#endif
+
+__attribute__((noinline, visibility("hidden"))) void* library_hidden_alloc(size_t n) {
+  void* p = malloc(n);
+  sink = p;
+  return p;
+}
+
+void* library_alloc(size_t n) {
+  void* p = library_hidden_alloc(n);
+  sink = p;
+  return p;
+}
