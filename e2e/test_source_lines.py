@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from conftest import PROGRAMS, run
+from conftest import PROGRAMS, jfr_events, report_json, run
 
 
 def line_of(source, text):
@@ -68,3 +68,51 @@ def test_pprof_carries_file_line_and_build_id(nmprof, programs, tmp_path):
     listing = subprocess.run(["go", "tool", "pprof", "-source_path", str(PROGRAMS.parent), "-list", "site_leak",
                               str(profile)], capture_output=True, text=True, check=True).stdout
     assert re.search(rf"\s{leak}:__attribute__", listing), listing
+
+
+def addr2line_chain(program, return_address):
+    """What `addr2line -i -f -C` says of the call before a return address: (function,
+    file, line) of each function inlined there, innermost first, then of the caller."""
+    out = subprocess.run(["addr2line", "-i", "-f", "-C", "-e", str(program), hex(return_address - 1)],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    chain = []
+    for function, location in zip(out[0::2], out[1::2]):
+        file, line = re.match(r"(.*):(\d+|\?)", location).groups()  # "??:?" without DWARF
+        chain.append((function, None if file == "??" else file, int(line) if line.isdigit() else None))
+    return chain
+
+
+def test_functions_inlined_at_a_call_are_frames_of_their_own(nmprof, programs, tmp_path):
+    program = programs.c("inlined_sites.cpp")
+    out = tmp_path / "inlined.jfr"
+    run(nmprof, "run", "-q", "--nativemem", "16k", "-o", out, "--", program, 20, check=0)
+    # The return addresses the agent recorded for the program's frames, by function.
+    addresses = {}
+    for event in jfr_events(out, "profiler.Malloc"):
+        for frame in event["values"]["stackTrace"]["frames"]:
+            if frame["method"]["type"]["name"] == program.name:
+                addresses.setdefault(frame["method"]["name"], set()).add(frame["bytecodeIndex"])
+    report = report_json(nmprof, out, "--keep-frames", "--top", "10")
+    checked = set()
+    for stack in report["stacks"]:
+        chain = []  # the frames at one return address: inlined ones, then their caller
+        for frame in stack["frames"]:
+            if frame["container"] != program.name:
+                chain = []
+                continue
+            chain.append(frame)
+            if frame["inlined"]:
+                continue
+            # addr2line names the innermost of several inlined functions after their caller.
+            found = [(f["function"] if i else None, f["file"], f["line"]) for i, f in enumerate(chain)]
+            said = [[(function if i else None, file, line) for i, (function, file, line) in
+                     enumerate(addr2line_chain(program, address))] for address in addresses[frame["function"]]]
+            assert found in said, (found, said)
+            assert [f["inlined"] for f in chain] == [True] * (len(chain) - 1) + [False]
+            checked.add(tuple(f["function"] for f in chain))
+            chain = []
+    names = {frames[0]: frames for frames in checked}
+    assert names.get("new_block") == ("new_block", "new_record", "new_buffers(int)"), checked
+    assert any(frames[0].startswith("std::__new_allocator<long>::allocate") and len(frames) >= 3 for frames in checked), checked
+    assert any(frames[-2:] == ("std::vector<long, std::allocator<long> >::push_back(long&&)", "grow_numbers(int)")
+               for frames in checked), checked

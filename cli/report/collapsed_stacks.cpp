@@ -13,9 +13,11 @@ std::string collapsed_stack(const profile::Profile& profile, const profile::Stac
   std::string line;
   for (auto frame = stack.frames.rbegin(); frame != stack.frames.rend(); ++frame) {
     if (!line.empty()) line += ';';
-    std::string name = function_name(profile.frames()[*frame]);
+    const profile::Frame& f = profile.frames()[*frame];
+    std::string name = function_name(f);
     std::replace(name.begin(), name.end(), ';', ':');
     line += name;
+    if (f.inlined) line += kInlinedSuffix;
   }
   return line;
 }

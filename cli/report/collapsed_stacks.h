@@ -12,6 +12,10 @@ namespace nmprof::report {
 
 enum class Value { Bytes, Count };
 
+// Marks a function inlined into its caller, as async-profiler does (flamegraph.pl's
+// java palette colours it).
+inline constexpr const char* kInlinedSuffix = "_[i]";
+
 // Frames root first, separated by ';' (a ';' inside a name becomes ':').
 std::string collapsed_stack(const profile::Profile& profile, const profile::Stack& stack);
 

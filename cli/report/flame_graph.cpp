@@ -35,7 +35,9 @@ void add(Node& root, const profile::Profile& profile, uint32_t stack, const Valu
     const profile::Frame& frame = profile.frames()[*f];
     std::string name = function_name(frame);
     auto& child = node->children[name];
-    if (!child) child = std::make_unique<Node>(Node{name, frame.kind, {}, {}});
+    // A native function inlined into its caller is coloured as Java's inlined frames.
+    profile::FrameKind kind = frame.inlined ? profile::FrameKind::Inlined : frame.kind;
+    if (!child) child = std::make_unique<Node>(Node{name, kind, {}, {}});
     node = child.get();
     visit(node);
   }

@@ -118,6 +118,7 @@ std::string frame_name(const profile::Frame& frame, bool parameters) {
   if (profile::is_java(frame.kind) && frame.line > 0) name += ":" + std::to_string(frame.line);
   if (!frame.file.empty() && frame.line > 0)
     name += " (" + frame.file.substr(frame.file.rfind('/') + 1) + ":" + std::to_string(frame.line) + ")";
+  if (frame.inlined) name += " [inlined]";
   return name;
 }
 

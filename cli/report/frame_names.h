@@ -16,7 +16,8 @@ namespace nmprof::report {
 // Native: the symbol. Java: "package.Class.method".
 std::string function_name(const profile::Frame& frame);
 // function_name (overload_name with `parameters`) plus ":line" for Java frames with a
-// known line, " (file.c:42)" for native frames with a known source line.
+// known line, " (file.c:42)" for native frames with a known source line, and
+// " [inlined]" for a function inlined into the next frame.
 std::string frame_name(const profile::Frame& frame, bool parameters = false);
 // Shown next to a frame of a stack: the library of a native frame, the kind
 // ("interpreted", "jit", ...) of a Java frame, whose class is part of its name.

@@ -35,11 +35,17 @@ void write_frame(JsonWriter& json, const profile::Frame& frame) {
   json.field("function", frame.function);
   json.field("container", frame.container);
   json.field("kind", profile::frame_kind_name(frame.kind));
+  json.key("file");
+  if (frame.file.empty())
+    json.null();
+  else
+    json.value(frame.file);
   json.key("line");
   if (frame.line > 0)
     json.value(static_cast<int64_t>(frame.line));
   else
     json.null();
+  json.field("inlined", frame.inlined);
   json.end_object();
 }
 

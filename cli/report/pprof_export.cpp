@@ -18,15 +18,29 @@ using profile::Profile;
 int64_t rounded(double v) { return std::llround(v); }
 
 // One mapping per native library (the program's first), one function per distinct
-// function, one location per frame: location id = frame id + 1.
+// function, one location per address: a frame, with the functions inlined into it
+// at that address as its first lines (innermost first, as pprof has them).
 class Symbols {
  public:
-  Symbols(const Profile& profile, pprof::Profile& out) : out_(out) {
+  Symbols(const Profile& profile, pprof::Profile& out) : profile_(profile), out_(out) {
     for (const auto& p : profile.processes) modules_.insert(p.modules.begin(), p.modules.end());
     // pprof takes mapping 0 for the main binary and names the profile after it.
     if (!profile.processes.empty() && !profile.processes[0].executable.empty())
       mapping(std::filesystem::path(profile.processes[0].executable).filename().string());
-    for (const Frame& f : profile.frames()) out_.locations.push_back(location(f));
+  }
+
+  // The locations of a stack's frames, innermost first.
+  std::vector<uint64_t> locations(const profile::Stack& stack) {
+    std::vector<uint64_t> ids;
+    std::vector<uint32_t> address;  // the frames at one address
+    for (uint32_t frame : stack.frames) {
+      address.push_back(frame);
+      if (profile_.frames()[frame].inlined) continue;  // its caller is at the same address
+      ids.push_back(location(address));
+      address.clear();
+    }
+    if (!address.empty()) ids.push_back(location(address));  // inlined frames whose caller was cut
+    return ids;
   }
 
  private:
@@ -50,17 +64,27 @@ class Symbols {
     return it->second;
   }
 
-  pprof::Location location(const Frame& frame) {
-    pprof::Location loc;
-    if (!profile::is_java(frame.kind) && !frame.container.empty()) loc.mapping_id = mapping(frame.container);
-    loc.lines.push_back({function(frame), frame.line > 0 ? frame.line : 0});
-    return loc;
+  uint64_t location(const std::vector<uint32_t>& frames) {
+    auto [it, added] = locations_.try_emplace(frames, out_.locations.size() + 1);
+    if (added) {
+      pprof::Location loc;
+      const Frame& caller = profile_.frames()[frames.back()];
+      if (!profile::is_java(caller.kind) && !caller.container.empty()) loc.mapping_id = mapping(caller.container);
+      for (uint32_t id : frames) {
+        const Frame& frame = profile_.frames()[id];
+        loc.lines.push_back({function(frame), frame.line > 0 ? frame.line : 0});
+      }
+      out_.locations.push_back(std::move(loc));
+    }
+    return it->second;
   }
 
+  const Profile& profile_;
   pprof::Profile& out_;
   std::map<std::string, profile::ModuleFile> modules_;  // by library name
   std::unordered_map<std::string, uint64_t> mappings_;
   std::unordered_map<std::string, uint64_t> functions_;
+  std::map<std::vector<uint32_t>, uint64_t> locations_;  // by frames
 };
 
 std::vector<pprof::Label> labels_of(const Profile& profile, const StackValues& s, bool context) {
@@ -103,7 +127,7 @@ pprof::Profile to_pprof(const Profile& profile, const HeapView& view, bool live_
   std::optional<uint64_t> no_stack;  // a location for samples without frames
   for (const auto& s : view.stacks) {
     pprof::Sample sample;
-    for (uint32_t frame : profile.stacks()[s.stack].frames) sample.location_ids.push_back(frame + 1);
+    sample.location_ids = symbols.locations(profile.stacks()[s.stack]);
     if (sample.location_ids.empty()) {
       if (!no_stack) {
         out.functions.push_back({"[no stack]", {}, {}, 0});

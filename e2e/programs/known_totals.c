@@ -10,16 +10,19 @@
 enum { kSmall = 48, kMedium = 3000, kLarge = 4 << 20 };
 static long counts[3];
 
-// Allocates and frees one block; the empty asm keeps the compiler from eliding the pair.
-static inline void churn(size_t size) {
-  void* p = malloc(size);
-  __asm__ volatile("" : : "r"(p) : "memory");
-  free(p);
-}
+// Allocates and frees one block; the empty asm keeps the compiler from eliding the
+// pair. A macro, so that each site is the innermost frame of its allocations (a
+// function inlined into it would be a frame of its own).
+#define CHURN(size)                              \
+  do {                                           \
+    void* p = malloc(size);                      \
+    __asm__ volatile("" : : "r"(p) : "memory");  \
+    free(p);                                     \
+  } while (0)
 
-__attribute__((noinline)) void site_small(void) { churn(kSmall); }
-__attribute__((noinline)) void site_medium(void) { churn(kMedium); }
-__attribute__((noinline)) void site_large(void) { churn(kLarge); }
+__attribute__((noinline)) void site_small(void) { CHURN(kSmall); }
+__attribute__((noinline)) void site_medium(void) { CHURN(kMedium); }
+__attribute__((noinline)) void site_large(void) { CHURN(kLarge); }
 
 static void* work(void* arg) {
   (void)arg;

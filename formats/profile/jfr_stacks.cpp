@@ -37,7 +37,7 @@ uint32_t StackResolver::stack(const jfr::Value& reference) {
   jfr::Value trace = chunk_.resolve(reference);
   Stack stack;
   stack.truncated = trace.field("truncated").integer() != 0;
-  for (const auto& f : trace.field("frames").elements()) stack.frames.push_back(frame(f));
+  for (const auto& f : trace.field("frames").elements()) add_frames(f, stack.frames);
   auto first_kept = std::find_if(stack.frames.begin(), stack.frames.end(),
                                  [this](uint32_t id) { return !is_allocator_frame(profile_.frames()[id]); });
   if (first_kept == stack.frames.end() && !stack.frames.empty()) --first_kept;  // keep something to show
@@ -76,19 +76,25 @@ FrameKind StackResolver::kind(const jfr::Value& reference, const Method& method)
 }
 
 // nmprof writes a native frame's return address, as a link-time address in its
-// module, where Java frames have their bytecode index.
-void StackResolver::add_source_line(const jfr::Value& value, Frame& frame) {
+// module, where Java frames have their bytecode index. The functions inlined at that
+// address come before the frame, each a frame of its own.
+void StackResolver::add_source_lines(const jfr::Value& value, Frame& frame, std::vector<uint32_t>& frames) {
   auto module = process_.modules.find(frame.container);
   if (module == process_.modules.end()) return;
   int64_t address = value.field("bytecodeIndex").integer();
   if (address <= 0) return;
-  if (auto source = lines_.call_site(module->first, module->second, static_cast<uint64_t>(address))) {
-    frame.file = source->file;
-    frame.line = source->line;
+  auto site = lines_.call_site(module->first, module->second, static_cast<uint64_t>(address));
+  if (!site) return;
+  for (const InlinedCall& call : site->inlined)
+    frames.push_back(profile_.add_frame(
+        {call.function, frame.container, frame.kind, call.line.line > 0 ? call.line.line : -1, call.line.file, {}, true}));
+  if (site->line.line > 0) {
+    frame.file = site->line.file;
+    frame.line = site->line.line;
   }
 }
 
-uint32_t StackResolver::frame(const jfr::Value& value) {
+void StackResolver::add_frames(const jfr::Value& value, std::vector<uint32_t>& frames) {
   const Method& m = method(value.field("method"));
   Frame frame{m.name, m.class_name, kind(value.field("type"), m), -1, {}};
   if (is_runtime_frame(frame.kind)) {
@@ -99,9 +105,9 @@ uint32_t StackResolver::frame(const jfr::Value& value) {
     int64_t line = value.field("lineNumber").integer();
     if (line > 0) frame.line = static_cast<int32_t>(line);
   } else {
-    add_source_line(value, frame);
+    add_source_lines(value, frame, frames);
   }
-  return profile_.add_frame(frame);
+  frames.push_back(profile_.add_frame(frame));
 }
 
 }  // namespace nmprof::profile

@@ -19,7 +19,8 @@ std::string text_of(const jfr::Chunk& chunk, const jfr::Value& value);
 
 class StackResolver {
  public:
-  // Native frames get file and line from `lines`, through the module files of `process`.
+  // Native frames get file, line and inlined functions from `lines`, through the
+  // module files of `process`.
   StackResolver(const jfr::Chunk& chunk, Profile& profile, const Process& process, SourceLines& lines)
       : chunk_(chunk), profile_(profile), process_(process), lines_(lines) {}
 
@@ -36,9 +37,10 @@ class StackResolver {
   };
   const Method& method(const jfr::Value& reference);
   FrameKind kind(const jfr::Value& reference, const Method& method);
-  uint32_t frame(const jfr::Value& frame);
-
-  void add_source_line(const jfr::Value& frame_value, Frame& frame);
+  // The profile's frames for a JFR frame: one, or a native frame after the functions
+  // inlined at its address.
+  void add_frames(const jfr::Value& frame, std::vector<uint32_t>& frames);
+  void add_source_lines(const jfr::Value& frame_value, Frame& frame, std::vector<uint32_t>& frames);
 
   const jfr::Chunk& chunk_;
   Profile& profile_;

@@ -74,6 +74,7 @@ size_t Profile::Hash::operator()(const Frame& f) const {
   h = combine(h, std::hash<std::string>()(f.container));
   h = combine(h, static_cast<size_t>(f.kind));
   h = combine(h, std::hash<std::string>()(f.file));
+  h = combine(h, f.inlined);
   return combine(h, static_cast<size_t>(f.line));
 }
 

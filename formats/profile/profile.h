@@ -42,6 +42,9 @@ struct Frame {
   int32_t line = -1;  // -1 when unknown
   std::string file;   // native: the source file, from the module's DWARF line table
   std::string signature = {};  // Java: the method's descriptor, "(I)V", which tells overloads apart
+  // Native: code the compiler inlined into the next frame of the stack (its caller),
+  // which is at the same return address.
+  bool inlined = false;
   bool operator==(const Frame&) const = default;
 };
 

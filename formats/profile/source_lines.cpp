@@ -1,10 +1,14 @@
 #include "formats/profile/source_lines.h"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <ctime>
 
+#include "agent/symbols/demangle.h"
 #include "agent/symbols/elf_image.h"
 
 namespace nmprof::profile {
@@ -28,6 +32,35 @@ std::string file_text(uint64_t size, int64_t modified_ns) {
   char nanos[16];
   snprintf(nanos, sizeof nanos, ".%09lld", static_cast<long long>(modified_ns % 1'000'000'000));
   return std::to_string(size) + " bytes, modified " + when + nanos + " UTC";
+}
+
+// A function's name as its symbol would give it: the demangled linkage name, else
+// its plain name (C), following DW_AT_abstract_origin and DW_AT_specification.
+std::string function_name(Dwarf_Die* die) {
+  Dwarf_Attribute attribute;
+  for (int name : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name}) {
+    const char* text = dwarf_attr_integrate(die, name, &attribute) ? dwarf_formstring(&attribute) : nullptr;
+    if (text && *text) return symbols::demangle(text);
+  }
+  return "??";
+}
+
+// Where an inlined function was inlined: DW_AT_call_file and DW_AT_call_line.
+SourceLine call_location(Dwarf_Die* inlined) {
+  SourceLine where;
+  Dwarf_Attribute attribute;
+  Dwarf_Word file = 0, line = 0;
+  if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_line, &attribute), &line) == 0)
+    where.line = static_cast<int32_t>(line);
+  Dwarf_Die unit;
+  Dwarf_Files* files = nullptr;
+  size_t count = 0;
+  if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_file, &attribute), &file) == 0 &&
+      dwarf_diecu(inlined, &unit, nullptr, nullptr) && dwarf_getsrcfiles(&unit, &files, &count) == 0 && file < count) {
+    const char* name = dwarf_filesrc(files, file, nullptr, nullptr);
+    if (name) where.file = name;
+  }
+  return where;
 }
 
 }  // namespace
@@ -96,7 +129,7 @@ bool SourceLines::is_recorded_build(const std::string& name, const ModuleFile& r
   return verdict->second;
 }
 
-std::optional<SourceLine> SourceLines::call_site(const std::string& name, const ModuleFile& recorded,
+std::optional<CallSite> SourceLines::call_site(const std::string& name, const ModuleFile& recorded,
                                                uint64_t return_address) {
   if (recorded.path.empty() || return_address == 0 || !is_recorded_build(name, recorded)) return std::nullopt;
   auto [cached, added] = cache_.try_emplace({recorded.path, return_address});
@@ -104,10 +137,35 @@ std::optional<SourceLine> SourceLines::call_site(const std::string& name, const 
   Module* m = module(recorded.path);
   if (!m || !m->has_lines) return std::nullopt;
   // The call instruction ends just before the return address.
-  Dwfl_Line* line = dwfl_module_getsrc(m->module, return_address - 1 + m->bias);
+  Dwarf_Addr address = return_address - 1 + m->bias;
+  Dwfl_Line* line = dwfl_module_getsrc(m->module, address);
   int number = 0;
   const char* file = line ? dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr) : nullptr;
-  if (file && number > 0) cached->second = SourceLine{file, number};
+  if (!file || number <= 0) return std::nullopt;
+  CallSite site{{file, number}, {}};
+  // The scopes around the address, innermost first: each inlined function was
+  // inlined at a line of the next one out, up to the function itself. (Past an
+  // inlined function, dwarf_getscopes goes on in its abstract definition;
+  // dwarf_getscopes_die stays in the code that contains it.)
+  Dwarf_Addr unit_bias = 0;
+  Dwarf_Die* unit = dwfl_module_addrdie(m->module, address, &unit_bias);
+  Dwarf_Die* scopes = nullptr;
+  int count = unit ? dwarf_getscopes(unit, address - unit_bias, &scopes) : 0;
+  if (count > 0) {
+    Dwarf_Die innermost = scopes[0];
+    free(scopes);
+    scopes = nullptr;
+    count = dwarf_getscopes_die(&innermost, &scopes);
+  }
+  for (int i = 0; i < count; i++) {
+    int tag = dwarf_tag(&scopes[i]);
+    if (tag == DW_TAG_subprogram) break;
+    if (tag != DW_TAG_inlined_subroutine) continue;
+    site.inlined.push_back({function_name(&scopes[i]), site.line});
+    site.line = call_location(&scopes[i]);
+  }
+  free(scopes);
+  cached->second = std::move(site);
   return cached->second;
 }
 

@@ -97,5 +97,35 @@ TEST(PprofExport, SamplesCarryTagsAndContextAsLabels) {
   EXPECT_EQ(to_pprof(m.profile, heap_view(m.profile), false).samples.size(), 1u);
 }
 
+// A function inlined at an address is a line of the location of its caller's frame,
+// innermost first, as pprof has it; the caller alone elsewhere is a location of its own.
+TEST(PprofExport, InlinedFramesAreLinesOfOneLocation) {
+  ProfileMaker m;
+  uint32_t p = m.process(7, 0, 100);
+  m.profile.processes[p].modules["app"].path = "/bin/app";
+  auto frame = [&](const char* function, int32_t line, bool inlined) {
+    return m.profile.add_frame({function, "app", profile::FrameKind::Native, line, "app.cc", {}, inlined});
+  };
+  uint32_t inner = frame("fill", 10, true), middle = frame("make", 16, true), outer = frame("build", 23, false);
+  uint32_t caller = frame("main", 40, false);
+  m.alloc(p, m.profile.add_stack({{inner, middle, outer, caller}}), 1, 0x10, 100);
+  m.alloc(p, m.profile.add_stack({{outer, caller}}), 2, 0x20, 100);
+  pprof::Profile out = to_pprof(m.profile, heap_view(m.profile), false);
+  ASSERT_EQ(out.samples.size(), 2u);
+  const auto& inlined = out.samples[0].location_ids;
+  ASSERT_EQ(inlined.size(), 2u);
+  const pprof::Location& at = out.locations[inlined[0] - 1];
+  ASSERT_EQ(at.lines.size(), 3u);
+  std::vector<std::pair<std::string, int64_t>> lines;
+  for (const auto& line : at.lines) lines.emplace_back(out.functions[line.function_id - 1].name, line.line);
+  EXPECT_EQ(lines, (std::vector<std::pair<std::string, int64_t>>{{"fill", 10}, {"make", 16}, {"build", 23}}));
+  EXPECT_EQ(out.mappings[at.mapping_id - 1].filename, "/bin/app");
+  EXPECT_EQ(out.samples[0].location_ids[1], out.samples[1].location_ids[1]);  // main
+  const auto& alone = out.samples[1].location_ids;
+  EXPECT_NE(alone[0], inlined[0]);
+  EXPECT_EQ(out.locations[alone[0] - 1].lines.size(), 1u);
+  EXPECT_EQ(function_of(out, alone[0]), "build");
+}
+
 }  // namespace
 }  // namespace nmprof::report
