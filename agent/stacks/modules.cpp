@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <span>
 #include <cstdlib>
 #include <new>
 #include <vector>
@@ -36,33 +35,8 @@ std::string basename_of(const std::string& path) {
 // Whether the module's file is still the one it was loaded from.
 bool same_file(const Module& m) {
   struct stat st;
-  return stat(m.is_executable ? kExecutable : m.path.c_str(), &st) == 0 && st.st_dev == m.identity.device && st.st_ino == m.identity.inode;
-}
-
-// Whether [start, start + size) lies in a segment the module maps readable.
-bool mapped(const dl_phdr_info& info, uintptr_t start, size_t size) {
-  for (int i = 0; i < info.dlpi_phnum; i++) {
-    const ElfW(Phdr)& ph = info.dlpi_phdr[i];
-    uintptr_t begin = info.dlpi_addr + ph.p_vaddr;
-    if (ph.p_type == PT_LOAD && (ph.p_flags & PF_R) && start >= begin && start - begin <= ph.p_memsz &&
-        size <= ph.p_memsz - (start - begin))
-      return true;
-  }
-  return false;
-}
-
-// The GNU build id of a module, hex, read in place from its PT_NOTE segments (a
-// module that dl_iterate_phdr lists is mapped).
-std::string loaded_build_id(const dl_phdr_info& info) {
-  for (int i = 0; i < info.dlpi_phnum; i++) {
-    const ElfW(Phdr)& ph = info.dlpi_phdr[i];
-    uintptr_t start = info.dlpi_addr + ph.p_vaddr;
-    if (ph.p_type != PT_NOTE || !mapped(info, start, ph.p_memsz)) continue;
-    std::span notes(reinterpret_cast<const std::byte*>(start), ph.p_memsz);
-    auto id = symbols::find_build_id(notes, ph.p_align == 8 ? 8 : 4);
-    if (!id.empty()) return symbols::hex_text(id);
-  }
-  return {};
+  return stat(m.is_executable ? kExecutable : m.path.c_str(), &st) == 0 && st.st_dev == m.identity.device &&
+         st.st_ino == m.identity.inode;
 }
 
 }  // namespace
@@ -84,7 +58,7 @@ struct ModuleScan {
     if (m.path != path) return false;
     bool replaced_since = adds != map->loads_seen_ && subs != map->unloads_seen_;
     if (!replaced_since) return true;
-    return m.identity.build_id.empty() ? same_file(m) : loaded_build_id(info) == m.identity.build_id;
+    return m.identity.build_id.empty() ? same_file(m) : symbols::loaded_build_id(info) == m.identity.build_id;
   }
   Module* make(const dl_phdr_info* info);
 };
@@ -129,14 +103,9 @@ Module* ModuleScan::make(const dl_phdr_info* info) {
     } else if (ph.p_type == PT_GNU_EH_FRAME) {
       m->eh_frame_hdr = reinterpret_cast<const void*>(start);
       m->eh_frame_hdr_size = ph.p_memsz;
-    } else if (ph.p_type == PT_DYNAMIC) {
-      m->image.dynamic = start;
-      m->image.dynamic_size = ph.p_memsz;
     }
   }
-  m->image.bias = m->bias;
-  m->image.begin = m->start;
-  m->image.end = m->end;
+  m->image = symbols::LoadedImage::of(*info);
   const char* name = info->dlpi_name;
   m->is_vdso = info->dlpi_addr != 0 && getauxval(AT_SYSINFO_EHDR) >= m->start &&
                getauxval(AT_SYSINFO_EHDR) < m->end;
@@ -148,7 +117,7 @@ Module* ModuleScan::make(const dl_phdr_info* info) {
     m->name = basename_of(m->path);
   }
   m->is_jvm = m->name == "libjvm.so";
-  std::string build_id = loaded_build_id(*info);
+  std::string build_id = symbols::loaded_build_id(*info);
   struct stat st;
   if (!m->path.empty() && stat(m->is_executable ? kExecutable : m->path.c_str(), &st) == 0)
     m->identity = symbols::ImageIdentity::of_file(st, std::move(build_id));

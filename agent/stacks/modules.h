@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "agent/symbols/image_identity.h"
-#include "agent/symbols/loaded_symbols.h"
+#include "agent/symbols/loaded_image.h"
 #include "agent/unwind/frame_table.h"
 #include "agent/unwind/frame_table_builder.h"
 

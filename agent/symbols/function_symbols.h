@@ -35,7 +35,7 @@ struct FunctionSymbol {
 std::vector<FunctionSymbol> read_function_symbols(const ElfImage& image, uint32_t type);
 
 // A symbol table wherever it was found: a file's sections, or a loaded image's
-// dynamic segment (loaded_symbols.h).
+// dynamic segment (loaded_image.h).
 struct SymbolTableData {
   std::span<const std::byte> symbols;   // Elf64_Sym entries
   std::span<const std::byte> strings;   // their string table

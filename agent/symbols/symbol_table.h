@@ -5,7 +5,7 @@
 // has function symbols. function_symbols.h tells which name an address keeps.
 // The names are copied, so no mapping of the file outlives loading. A module whose
 // file is no longer the build that was loaded (image_identity.h) takes the .dynsym
-// the loaded image has in memory (loaded_symbols.h).
+// the loaded image has in memory (loaded_image.h).
 //
 // Overlapping symbols (there are none in libc or libjvm) resolve to the one
 // that starts nearest below the address, and to nothing past its end.
@@ -23,7 +23,7 @@
 #include "agent/symbols/debug_file.h"
 #include "agent/symbols/function_symbols.h"
 #include "agent/symbols/image_identity.h"
-#include "agent/symbols/loaded_symbols.h"
+#include "agent/symbols/loaded_image.h"
 
 namespace nmprof::symbols {
 
@@ -51,7 +51,7 @@ class SymbolTable {
   // nullptr, *error saying what differs and *replaced set.
   static std::unique_ptr<SymbolTable> from_loaded_file(const LoadedFile& file, std::string* error, bool* replaced,
                                                        const std::string& debug_root = kSystemDebugRoot);
-  // The dynamic symbols of a loaded image, read in memory (loaded_symbols.h).
+  // The dynamic symbols of a loaded image, read in memory (loaded_image.h).
   static std::unique_ptr<SymbolTable> from_loaded_image(const LoadedImage& image, std::string* error);
   // Loads the symbols of an ELF image in memory: the vDSO (vdso.h).
   static std::unique_ptr<SymbolTable> from_memory(std::span<const std::byte> image, std::string* error);

@@ -1,8 +1,12 @@
 // Building the profile model from recordings: nmprof's multi-process files and a
 // file shaped like async-profiler's (version 2.0, no weights, hook frames on top).
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <filesystem>
 
 #include <string>
 #include <vector>
@@ -10,6 +14,7 @@
 #include "formats/jfr/reading/chunk_header.h"
 #include "formats/profile/allocator_frames.h"
 #include "formats/profile/jfr_profile.h"
+#include "formats/profile/source_lines.h"
 #include "tests/jfr_reader/test_recordings.h"
 
 namespace nmprof::profile {
@@ -256,6 +261,125 @@ TEST(ProfileFromNmprof, KeepsWhatATruncatedFileHoldsAndWarns) {
   EXPECT_EQ(p.allocations()[0].allocated.samples, 1u);
   ASSERT_EQ(p.warnings.size(), 2u);
   EXPECT_NE(p.warnings[0].find("truncated"), std::string::npos) << p.warnings[0];
+}
+
+// nmprof's metadata before modules said which build they were: nmprof.Module had a
+// name and a path only.
+jfr::Metadata metadata_without_module_builds() {
+  jfr::Metadata m;
+  for (jfr::TypeDecl t : s::nmprof_metadata().types()) {
+    if (t.name == s::kModuleName) t.fields.resize(3);  // startTime, name, path
+    m.add(t);
+  }
+  return m;
+}
+
+__attribute__((noinline)) int line_probe(int x) { return x * 3 + 1; }
+
+// This test program as a module with DWARF lines: its path, and line_probe's start
+// as the return address of a frame (the call before it is line_probe's first line).
+struct ThisProgram {
+  std::string path = std::filesystem::read_symlink("/proc/self/exe");
+  uint32_t return_address;
+  std::string build_id = SourceLines().build_id(path);
+  struct stat status;
+
+  ThisProgram() {
+    Dl_info info;
+    dladdr(reinterpret_cast<void*>(&line_probe), &info);
+    return_address = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(&line_probe) -
+                                           reinterpret_cast<uintptr_t>(info.dli_fbase) + 1);
+    stat(path.c_str(), &status);
+  }
+  testing::ModuleBuild build() const {
+    return {build_id, static_cast<uint64_t>(status.st_size),
+            int64_t{status.st_mtim.tv_sec} * 1'000'000'000 + status.st_mtim.tv_nsec};
+  }
+};
+
+// A recording of one sample in line_probe, whose module is `builds` in turn.
+Profile recorded_with(const std::vector<testing::ModuleBuild>& builds,
+                      const jfr::Metadata& metadata = s::nmprof_metadata()) {
+  ThisProgram self;
+  std::string path = testing::temp_path("module.jfr");
+  int fd = open_new(path);
+  NmprofChunk chunk(fd, 300, metadata);
+  chunk.process(1, "app");
+  for (const auto& build : builds) chunk.module("app", self.path, build);
+  uint64_t t = chunk.thread("main", 1);
+  chunk.malloc(kStart + 1, t, chunk.stack({{"line_probe", "app", s::kNative, self.return_address}}), 0x10, 8, 1);
+  chunk.malloc(kStart + 2, t, chunk.stack({{"line_probe", "app", s::kNative, self.return_address}, {"main", "app"}}),
+               0x20, 8, 1);
+  chunk.append(kStart + 3);
+  close(fd);
+  return read_profile(path);
+}
+
+const Frame& innermost(const Profile& p) { return p.frames()[p.stacks()[p.allocations()[0].stack].frames[0]]; }
+
+TEST(ModuleBuilds, ReadsWhichBuildEachModuleWas) {
+  ThisProgram self;
+  Profile p = recorded_with({self.build()});
+  const ModuleFile& app = p.processes[0].modules.at("app");
+  EXPECT_TRUE(app.identified);
+  EXPECT_EQ(app.path, self.path);
+  EXPECT_EQ(app.build_id, self.build_id);
+  EXPECT_EQ(app.file_size, self.build().file_size);
+  EXPECT_EQ(app.file_modified_ns, self.build().file_modified_ns);
+  EXPECT_FALSE(app.ambiguous);
+  EXPECT_TRUE(p.warnings.empty());
+  EXPECT_GT(innermost(p).line, 0);
+  EXPECT_NE(innermost(p).file.find("profile_test.cpp"), std::string::npos) << innermost(p).file;
+}
+
+TEST(ModuleBuilds, NoLinesFromAnotherBuildAndOneWarningPerModule) {
+  ThisProgram self;
+  testing::ModuleBuild other = self.build();
+  other.build_id = std::string(40, '0');
+  Profile p = recorded_with({other});
+  EXPECT_EQ(innermost(p).line, -1);
+  EXPECT_EQ(innermost(p).file, "");
+  ASSERT_EQ(p.warnings.size(), 1u);  // two frames in the module, one warning
+  EXPECT_EQ(p.warnings[0], "app: " + self.path + " is not the build that was recorded (build id " + other.build_id +
+                               " recorded, " + self.build_id + " on disk): no source lines for its frames");
+}
+
+TEST(ModuleBuilds, WithoutBuildIdTheFilesSizeAndMtimeMustMatch) {
+  ThisProgram self;
+  testing::ModuleBuild same = self.build();
+  same.build_id.clear();
+  EXPECT_GT(innermost(recorded_with({same})).line, 0);
+  testing::ModuleBuild older = same;
+  older.file_modified_ns -= 1;
+  Profile p = recorded_with({older});
+  EXPECT_EQ(innermost(p).line, -1);
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_NE(p.warnings[0].find("is not the build that was recorded (no build id; recorded "), std::string::npos)
+      << p.warnings[0];
+}
+
+TEST(ModuleBuilds, RecordingsThatDoNotSayWhichBuildReadAsBefore) {
+  ThisProgram self;
+  Profile p = recorded_with({{}}, metadata_without_module_builds());
+  const ModuleFile& app = p.processes[0].modules.at("app");
+  EXPECT_FALSE(app.identified);
+  EXPECT_EQ(app.build_id, self.build_id);  // read from the file, for pprof's mapping
+  EXPECT_GT(innermost(p).line, 0);
+  EXPECT_TRUE(p.warnings.empty());
+}
+
+// A library rebuilt and loaded again under its name: frames name the module, not the
+// build, so neither file can give their lines.
+TEST(ModuleBuilds, DifferentBuildsUnderOneNameGiveNoLines) {
+  ThisProgram self;
+  testing::ModuleBuild other = self.build();
+  other.build_id = std::string(40, '1');
+  Profile p = recorded_with({self.build(), other});
+  EXPECT_TRUE(p.processes[0].modules.at("app").ambiguous);
+  EXPECT_EQ(innermost(p).line, -1);
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_NE(p.warnings[0].find("app: different builds of it were loaded"), std::string::npos) << p.warnings[0];
+  EXPECT_FALSE(recorded_with({self.build(), self.build()}).processes[0].modules.at("app").ambiguous);
 }
 
 TEST(AllocatorFrames, RecognisesAllocatorsAndTheirDecorations) {

@@ -26,6 +26,8 @@ NmprofChunk::NmprofChunk(int fd, int64_t pid, const jfr::Metadata& metadata, con
   if (!writer_.begin(fd, metadata, clock)) throw std::runtime_error("cannot start chunk");
   for (const auto& f : metadata.find(schema::kStatisticsName)->fields)
     if (f.name != "startTime") statistics_fields_.push_back(f.name);
+  for (const auto& f : metadata.find(schema::kModuleName)->fields)
+    if (f.name != "startTime") module_fields_.push_back(f.name);
 }
 
 uint64_t NmprofChunk::symbol(const std::string& text) {
@@ -100,7 +102,7 @@ uint64_t NmprofChunk::stack(const std::vector<NativeFrame>& frames, bool truncat
   for (size_t i = 0; i < frames.size(); i++) {
     e.put_varint(methods[i]);
     e.put_varint(static_cast<uint32_t>(-1));  // line, as the u32 pattern of an int
-    e.put_varint(0);                          // bytecode index
+    e.put_varint(frames[i].return_address);   // bytecode index
     e.put_varint(frames[i].type);
   }
   return key;
@@ -151,6 +153,20 @@ void NmprofChunk::setting(const std::string& name, const std::string& value) {
   f.put_string(name);
   f.put_string(value);
   put_record(events_, schema::kSettingEvent, f);
+}
+
+void NmprofChunk::module(const std::string& name, const std::string& path, const ModuleBuild& build) {
+  jfr::ByteBuffer f;
+  f.put_varint(kTestClock.start_ticks);
+  for (const auto& field : module_fields_) {
+    if (field == "name") f.put_string(name);
+    else if (field == "path") f.put_string(path);
+    else if (field == "buildId") f.put_string(build.build_id);
+    else if (field == "fileSize") f.put_varint(build.file_size);
+    else if (field == "fileModified") f.put_varint(static_cast<uint64_t>(build.file_modified_ns));
+    else f.put_varint(0);
+  }
+  put_record(events_, schema::kModuleEvent, f);
 }
 
 void NmprofChunk::statistics(int64_t ticks, const std::map<std::string, int64_t>& values) {

@@ -23,6 +23,14 @@ struct NativeFrame {
   std::string function;
   std::string library;
   jfr::schema::FrameTypeKey type = jfr::schema::kNative;
+  uint32_t return_address = 0;  // link-time, in the library: the frame's bytecode index
+};
+
+// What nmprof.Module says of a module's build (the fields the chunk's metadata has).
+struct ModuleBuild {
+  std::string build_id;
+  uint64_t file_size = 0;
+  int64_t file_modified_ns = 0;
 };
 
 // Appends a record (size, type, fields) with the size in its shortest form.
@@ -42,6 +50,7 @@ class NmprofChunk {
   void free(int64_t ticks, uint64_t thread, uint64_t address);
   void process(int64_t parent_pid, const std::string& command);
   void setting(const std::string& name, const std::string& value);
+  void module(const std::string& name, const std::string& path, const ModuleBuild& build = {});
   // nmprof.Statistics with these counters by field name; fields not named are 0.
   void statistics(int64_t ticks, const std::map<std::string, int64_t>& values);
 
@@ -62,6 +71,7 @@ class NmprofChunk {
   std::map<std::string, uint64_t> symbols_, classes_, methods_;
   bool frame_types_written_ = false;
   std::vector<std::string> statistics_fields_;  // after startTime, in wire order
+  std::vector<std::string> module_fields_;
 };
 
 // A path in a fresh temporary directory (removed at exit).

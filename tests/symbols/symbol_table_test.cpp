@@ -4,7 +4,11 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -243,6 +247,122 @@ TEST(SymbolTable, ResolvesVdsoFromMemory) {
   ASSERT_TRUE(symbol);
   EXPECT_EQ(symbol->name, "clock_gettime");  // the weak public alias of __vdso_clock_gettime
   EXPECT_EQ(symbol->start, address);
+}
+
+// The module of a function, as the agent finds it in memory.
+testing::LoadedModule loaded(const void* function) {
+  auto module = module_containing(function);
+  if (!module) throw std::runtime_error("no module");
+  return *module;
+}
+
+TEST(LoadedImage, BuildIdIsTheFilesBuildId) {
+  void* handle = dlopen(TESTLIB_PATH, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(handle, nullptr);
+  EXPECT_EQ(loaded(dlsym(handle, "testlib_function")).build_id, TESTLIB_BUILD_ID);
+  auto libc = loaded(dlsym(RTLD_DEFAULT, "malloc"));
+  std::string file = testing::read_file(libc.path), error;
+  auto image = ElfImage::parse(std::as_bytes(std::span(file)), &error);
+  ASSERT_TRUE(image) << error;
+  EXPECT_EQ(libc.build_id, hex_text(image->build_id()));
+  EXPECT_EQ(libc.build_id.size(), 40u);
+}
+
+// What a module whose file is another build is named from. The test library has a
+// DT_GNU_HASH table only; libc and the vDSO (below) a DT_HASH one too.
+TEST(SymbolTable, LoadedImageNamesTheExportedFunctions) {
+  void* handle = dlopen(TESTLIB_PATH, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(handle, nullptr);
+  std::string error;
+  auto table = SymbolTable::from_loaded_image(loaded(dlsym(handle, "testlib_function")).image, &error);
+  ASSERT_TRUE(table) << error;
+  expect_testlib_names(*table, true);
+}
+
+TEST(SymbolTable, LoadedImagesOfLibcAndTheVdso) {
+  for (const char* name : {"malloc", "free", "calloc", "realloc"}) {
+    void* address = dlsym(RTLD_DEFAULT, name);
+    auto libc = loaded(address);
+    std::string error;
+    auto table = SymbolTable::from_loaded_image(libc.image, &error);
+    ASSERT_TRUE(table) << error;
+    auto symbol = table->find(reinterpret_cast<uintptr_t>(address) - libc.load_bias);
+    ASSERT_TRUE(symbol) << name;
+    EXPECT_EQ(symbol->name, name);
+  }
+  void* vdso = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (vdso == nullptr) GTEST_SKIP() << "no vDSO";
+  void* clock_gettime = dlsym(vdso, "__vdso_clock_gettime");
+  auto module = loaded(clock_gettime);
+  std::string error;
+  auto table = SymbolTable::from_loaded_image(module.image, &error);
+  ASSERT_TRUE(table) << error;
+  auto symbol = table->find(reinterpret_cast<uintptr_t>(clock_gettime) - module.load_bias + 1);
+  ASSERT_TRUE(symbol);
+  EXPECT_EQ(symbol->name, "clock_gettime");
+}
+
+// An image unloaded meanwhile is memory that is no longer mapped: an error, no fault.
+TEST(SymbolTable, LoadedImageThatIsNotMappedIsAnError) {
+  long page = sysconf(_SC_PAGESIZE);
+  void* gone = mmap(nullptr, static_cast<size_t>(page), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(gone, MAP_FAILED);
+  munmap(gone, static_cast<size_t>(page));
+  LoadedImage image;
+  image.begin = reinterpret_cast<uintptr_t>(gone);
+  image.end = image.begin + static_cast<uintptr_t>(page);
+  image.dynamic = image.begin;
+  image.dynamic_size = 256;
+  std::string error;
+  EXPECT_FALSE(SymbolTable::from_loaded_image(image, &error));
+  EXPECT_FALSE(error.empty());
+}
+
+TEST(SymbolTable, LoadedFileIsReadOnlyWhenItIsTheBuildLoaded) {
+  std::string error;
+  bool replaced = true;
+  ImageIdentity loaded_build{TESTLIB_BUILD_ID};
+  auto table = SymbolTable::from_loaded_file({TESTLIB_PATH, TESTLIB_PATH, loaded_build}, &error, &replaced);
+  ASSERT_TRUE(table) << error;
+  EXPECT_FALSE(replaced);
+  expect_testlib_names(*table, false);
+
+  ImageIdentity another{"0123456789abcdef0123456789abcdef01234568"};
+  EXPECT_FALSE(SymbolTable::from_loaded_file({TESTLIB_PATH, TESTLIB_PATH, another}, &error, &replaced));
+  EXPECT_TRUE(replaced);
+  EXPECT_EQ(error, "build id 0123456789abcdef0123456789abcdef01234568 when loaded, " TESTLIB_BUILD_ID " now");
+}
+
+// Without a build id, the file must be the one first seen: same device, inode, size
+// and mtime.
+TEST(SymbolTable, LoadedFileWithoutBuildIdIsCheckedByItsStatus) {
+  TempDir temp;
+  fs::path copy = temp.path() / "libtest.so";
+  fs::copy_file(TESTLIB_PATH, copy);
+  struct stat first;
+  ASSERT_EQ(stat(copy.c_str(), &first), 0);
+  ImageIdentity loaded_file = ImageIdentity::of_file(first, "");
+  std::string error;
+  bool replaced = true;
+  EXPECT_TRUE(SymbolTable::from_loaded_file({copy, copy, loaded_file}, &error, &replaced)) << error;
+  EXPECT_FALSE(replaced);
+
+  struct timespec later[2] = {{0, UTIME_OMIT}, {first.st_mtim.tv_sec + 1, first.st_mtim.tv_nsec}};
+  ASSERT_EQ(utimensat(AT_FDCWD, copy.c_str(), later, 0), 0);  // rewritten in place
+  EXPECT_FALSE(SymbolTable::from_loaded_file({copy, copy, loaded_file}, &error, &replaced));
+  EXPECT_TRUE(replaced);
+  EXPECT_NE(error.find("no build id"), std::string::npos) << error;
+
+  fs::path other = temp.path() / "other.so";
+  fs::copy_file(TESTLIB_PATH, other);
+  fs::rename(other, copy);  // another inode, renamed over it
+  struct timespec same[2] = {{0, UTIME_OMIT}, first.st_mtim};
+  ASSERT_EQ(utimensat(AT_FDCWD, copy.c_str(), same, 0), 0);
+  EXPECT_FALSE(SymbolTable::from_loaded_file({copy, copy, loaded_file}, &error, &replaced));
+  EXPECT_TRUE(replaced);
+
+  ImageIdentity unknown;  // neither build id nor file: never matched
+  EXPECT_FALSE(SymbolTable::from_loaded_file({copy, copy, unknown}, &error, &replaced));
 }
 
 int pie_probe(int x) { return x * 7; }

@@ -34,7 +34,8 @@ std::optional<LoadedModule> module_containing(const void* address) {
           uintptr_t start = info->dlpi_addr + segment.p_vaddr;
           if (segment.p_type == PT_LOAD && search->address >= start && search->address < start + segment.p_memsz) {
             std::string name = info->dlpi_name;
-            search->found = LoadedModule{name.empty() ? "/proc/self/exe" : name, info->dlpi_addr};
+            search->found = LoadedModule{name.empty() ? "/proc/self/exe" : name, info->dlpi_addr,
+                                         LoadedImage::of(*info), loaded_build_id(*info)};
             return 1;
           }
         }

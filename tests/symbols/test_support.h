@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "agent/symbols/loaded_image.h"
+
 namespace nmprof::symbols::testing {
 
 // A fresh directory under $TMPDIR (or /tmp), removed with its contents at the end.
@@ -26,6 +28,8 @@ class TempDir {
 struct LoadedModule {
   std::string path;
   uintptr_t load_bias;
+  LoadedImage image;
+  std::string build_id;  // read in memory, hex
 };
 std::optional<LoadedModule> module_containing(const void* address);
 

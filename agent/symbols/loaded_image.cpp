@@ -1,10 +1,11 @@
-#include "agent/symbols/loaded_symbols.h"
+#include "agent/symbols/loaded_image.h"
 
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <span>
 
 #include "agent/symbols/elf_image.h"
 
@@ -54,7 +55,49 @@ std::optional<size_t> count_by_gnu_hash(uintptr_t table) {
   return std::nullopt;
 }
 
+// Whether [start, start + size) lies in a segment the module maps readable.
+bool mapped(const dl_phdr_info& info, uintptr_t start, size_t size) {
+  for (int i = 0; i < info.dlpi_phnum; i++) {
+    const ElfW(Phdr)& ph = info.dlpi_phdr[i];
+    uintptr_t begin = info.dlpi_addr + ph.p_vaddr;
+    if (ph.p_type == PT_LOAD && (ph.p_flags & PF_R) && start >= begin && start - begin <= ph.p_memsz &&
+        size <= ph.p_memsz - (start - begin))
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+LoadedImage LoadedImage::of(const dl_phdr_info& info) {
+  LoadedImage image;
+  image.bias = info.dlpi_addr;
+  image.begin = UINTPTR_MAX;
+  for (int i = 0; i < info.dlpi_phnum; i++) {
+    const ElfW(Phdr)& ph = info.dlpi_phdr[i];
+    uintptr_t start = info.dlpi_addr + ph.p_vaddr;
+    if (ph.p_type == PT_LOAD) {
+      image.begin = std::min(image.begin, start);
+      image.end = std::max(image.end, start + ph.p_memsz);
+    } else if (ph.p_type == PT_DYNAMIC) {
+      image.dynamic = start;
+      image.dynamic_size = ph.p_memsz;
+    }
+  }
+  return image;
+}
+
+std::string loaded_build_id(const dl_phdr_info& info) {
+  for (int i = 0; i < info.dlpi_phnum; i++) {
+    const ElfW(Phdr)& ph = info.dlpi_phdr[i];
+    uintptr_t start = info.dlpi_addr + ph.p_vaddr;
+    if (ph.p_type != PT_NOTE || !mapped(info, start, ph.p_memsz)) continue;
+    std::span notes(reinterpret_cast<const std::byte*>(start), ph.p_memsz);
+    auto id = find_build_id(notes, ph.p_align == 8 ? 8 : 4);
+    if (!id.empty()) return hex_text(id);
+  }
+  return {};
+}
 
 std::optional<LoadedSymbols> LoadedSymbols::copy(const LoadedImage& image, std::string* error) {
   std::vector<std::byte> dynamic;
