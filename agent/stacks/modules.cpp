@@ -7,16 +7,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <vector>
 
 namespace nmprof {
 namespace {
-
-// Reaches the program that runs, even once its path names another file.
-constexpr const char* kExecutable = "/proc/self/exe";
 
 // The program's path; the kernel adds " (deleted)" once it was removed or replaced.
 std::string executable_path() {

@@ -20,6 +20,9 @@
 
 namespace nmprof {
 
+// Reaches the program that runs, even once its path names another file.
+inline constexpr const char* kExecutable = "/proc/self/exe";
+
 struct Module {
   std::string path;  // file on disk ("" for the vDSO)
   std::string name;  // basename: the JFR "class" of its frames

@@ -19,14 +19,12 @@ std::unique_ptr<symbols::SymbolTable> NativeFrameResolver::load_symbols(const Mo
   std::string error;
   if (module.is_vdso) return symbols::SymbolTable::from_memory(symbols::vdso_image(), &error);
   if (module.path.empty()) return nullptr;
-  // The program is read through /proc/self/exe, which stays the image that runs
-  // (unless there is no /proc).
+  // The program is read through kExecutable, which stays the image that runs.
   bool replaced = false;
-  std::unique_ptr<symbols::SymbolTable> table;
-  for (const char* open_path : {module.is_executable ? "/proc/self/exe" : nullptr, module.path.c_str()}) {
-    if (open_path && !table && !replaced)
-      table = symbols::SymbolTable::from_loaded_file({module.path, open_path, module.identity}, &error, &replaced);
-  }
+  auto table = symbols::SymbolTable::from_loaded_file(
+      {module.path, module.is_executable ? kExecutable : module.path, module.identity}, &error, &replaced);
+  if (!table && module.is_executable && !replaced)  // no /proc
+    table = symbols::SymbolTable::from_loaded_file({module.path, module.path, module.identity}, &error, &replaced);
   if (table) return table;
   // The loaded image's own dynamic symbols, while it is loaded: an unloaded module's
   // memory may hold another one by now.

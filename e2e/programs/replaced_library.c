@@ -6,12 +6,7 @@
 
 static void* volatile sink;
 
-#ifdef MOVED
-__attribute__((noinline)) int library_moved_ahead(int x) {
-  for (int i = 0; i < 64; i++) x = x * 31 + i;
-  return x;
-}
-#endif
+CODE_AHEAD(library_moved_ahead)
 
 __attribute__((noinline, visibility("hidden"))) void* library_hidden_alloc(size_t n) {
   void* p = malloc(n);

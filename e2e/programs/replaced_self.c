@@ -2,7 +2,7 @@
 // rename over each, as a package upgrade does), then allocates through both.
 //   replaced_self NEW_PROGRAM PROGRAM NEW_LIBRARY LIBRARY
 // A NEW_... of "-" leaves that file alone. Built with -DMOVED, code comes before the
-// functions: at their addresses the other build has other functions.
+// functions (replaced_library.h).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +11,7 @@
 
 static void* volatile sink;
 
-#ifdef MOVED
-__attribute__((noinline)) int moved_ahead(int x) {
-  for (int i = 0; i < 64; i++) x = x * 31 + i;
-  return x;
-}
-#endif
+CODE_AHEAD(moved_ahead)
 
 __attribute__((noinline)) static void program_alloc(size_t n) {
   sink = calloc(1, n);

@@ -5,11 +5,11 @@
 #include <elfutils/libdwfl.h>
 #include <sys/stat.h>
 
-#include <cstdlib>
 #include <ctime>
 
 #include "agent/symbols/demangle.h"
 #include "agent/symbols/elf_image.h"
+#include "formats/profile/inlined_functions.h"
 
 namespace nmprof::profile {
 namespace {
@@ -71,6 +71,7 @@ struct SourceLines::Module {
   Dwfl_Module* module = nullptr;
   Dwarf_Addr bias = 0;  // where libdw placed the file: its address = link-time address + bias
   bool has_lines = false;  // its DWARF, or a debug file's, was found
+  InlinedFunctions inlined;
 
   ~Module() {
     if (dwfl) dwfl_end(dwfl);
@@ -101,8 +102,8 @@ SourceLines::Module* SourceLines::module(const std::string& path) {
 bool SourceLines::is_recorded_build(const std::string& name, const ModuleFile& recorded) {
   if (recorded.ambiguous) {
     if (ambiguous_.insert(name).second)
-      warnings_.push_back(name + ": different builds of it were loaded (a library rebuilt and loaded again?): "
-                          "no source lines for its frames");
+      warnings_.push_back(name + ": different builds or files were loaded under this name (a library rebuilt and "
+                          "loaded again?): no source lines for its frames");
     return false;
   }
   if (!recorded.identified) return true;  // recorded before nmprof said which build it was: as before
@@ -114,17 +115,20 @@ bool SourceLines::is_recorded_build(const std::string& name, const ModuleFile& r
   if (!recorded.build_id.empty()) {
     std::string found = build_id(recorded.path);
     if (found != recorded.build_id && module(recorded.path))
-      difference = "build id " + recorded.build_id + " recorded, " + (found.empty() ? "none" : found) + " on disk";
+      difference = "is not the build that was recorded (build id " + recorded.build_id + " recorded, " +
+                   (found.empty() ? "none" : found) + " on disk)";
+  } else if (recorded.file_size == 0) {
+    difference = "has no build id, and the recording has not its size and mtime (it could not be read)";
   } else if (stat(recorded.path.c_str(), &st) == 0) {
     int64_t modified = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
     if (static_cast<uint64_t>(st.st_size) != recorded.file_size || modified != recorded.file_modified_ns)
-      difference = "no build id; recorded " + file_text(recorded.file_size, recorded.file_modified_ns) +
-                   ", on disk " + file_text(static_cast<uint64_t>(st.st_size), modified);
+      difference = "is not the build that was recorded (no build id; recorded " +
+                   file_text(recorded.file_size, recorded.file_modified_ns) + ", on disk " +
+                   file_text(static_cast<uint64_t>(st.st_size), modified) + ")";
   }
   if (!difference.empty()) {
     verdict->second = false;
-    warnings_.push_back(name + ": " + recorded.path + " is not the build that was recorded (" + difference +
-                        "): no source lines for its frames");
+    warnings_.push_back(name + ": " + recorded.path + " " + difference + ": no source lines for its frames");
   }
   return verdict->second;
 }
@@ -143,28 +147,15 @@ std::optional<CallSite> SourceLines::call_site(const std::string& name, const Mo
   const char* file = line ? dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr) : nullptr;
   if (!file || number <= 0) return std::nullopt;
   CallSite site{{file, number}, {}};
-  // The scopes around the address, innermost first: each inlined function was
-  // inlined at a line of the next one out, up to the function itself. (Past an
-  // inlined function, dwarf_getscopes goes on in its abstract definition;
-  // dwarf_getscopes_die stays in the code that contains it.)
+  // Each function inlined there, innermost first, was inlined at a line of the next
+  // one out, up to the function itself.
   Dwarf_Addr unit_bias = 0;
-  Dwarf_Die* unit = dwfl_module_addrdie(m->module, address, &unit_bias);
-  Dwarf_Die* scopes = nullptr;
-  int count = unit ? dwarf_getscopes(unit, address - unit_bias, &scopes) : 0;
-  if (count > 0) {
-    Dwarf_Die innermost = scopes[0];
-    free(scopes);
-    scopes = nullptr;
-    count = dwarf_getscopes_die(&innermost, &scopes);
+  if (Dwarf_Die* unit = dwfl_module_addrdie(m->module, address, &unit_bias)) {
+    for (Dwarf_Die& inlined : m->inlined.at(unit, address - unit_bias)) {
+      site.inlined.push_back({function_name(&inlined), site.line});
+      site.line = call_location(&inlined);
+    }
   }
-  for (int i = 0; i < count; i++) {
-    int tag = dwarf_tag(&scopes[i]);
-    if (tag == DW_TAG_subprogram) break;
-    if (tag != DW_TAG_inlined_subroutine) continue;
-    site.inlined.push_back({function_name(&scopes[i]), site.line});
-    site.line = call_location(&scopes[i]);
-  }
-  free(scopes);
   cached->second = std::move(site);
   return cached->second;
 }

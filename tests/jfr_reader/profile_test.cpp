@@ -356,6 +356,13 @@ TEST(ModuleBuilds, WithoutBuildIdTheFilesSizeAndMtimeMustMatch) {
   ASSERT_EQ(p.warnings.size(), 1u);
   EXPECT_NE(p.warnings[0].find("is not the build that was recorded (no build id; recorded "), std::string::npos)
       << p.warnings[0];
+  // The agent could not read the file when it was loaded: nothing tells the build.
+  Profile unknown = recorded_with({{}});
+  EXPECT_EQ(innermost(unknown).line, -1);
+  ASSERT_EQ(unknown.warnings.size(), 1u);
+  EXPECT_NE(unknown.warnings[0].find("has no build id, and the recording has not its size and mtime"),
+            std::string::npos)
+      << unknown.warnings[0];
 }
 
 TEST(ModuleBuilds, RecordingsThatDoNotSayWhichBuildReadAsBefore) {
@@ -378,7 +385,7 @@ TEST(ModuleBuilds, DifferentBuildsUnderOneNameGiveNoLines) {
   EXPECT_TRUE(p.processes[0].modules.at("app").ambiguous);
   EXPECT_EQ(innermost(p).line, -1);
   ASSERT_EQ(p.warnings.size(), 1u);
-  EXPECT_NE(p.warnings[0].find("app: different builds of it were loaded"), std::string::npos) << p.warnings[0];
+  EXPECT_NE(p.warnings[0].find("app: different builds or files were loaded under this name"), std::string::npos) << p.warnings[0];
   EXPECT_FALSE(recorded_with({self.build(), self.build()}).processes[0].modules.at("app").ambiguous);
 }
 
