@@ -4,6 +4,7 @@ the time the agent names frames (a package upgrade during a run), and the report
 takes no source lines from a file rebuilt since the recording."""
 
 import json
+import os
 import re
 import subprocess
 
@@ -108,3 +109,17 @@ def test_report_takes_no_lines_from_a_rebuilt_file_and_says_so(nmprof, tmp_path,
     ours = [f for f in frames if f["container"] in ("replaced_self", "libreplaced.so")]
     assert ours and all(f["file"] is None and f["line"] is None and not f["inlined"] for f in ours), ours
     assert any(f["container"] == "libc.so.6" and f["line"] for f in frames), frames  # other modules keep theirs
+
+
+def test_a_fifo_in_place_of_a_library_blocks_neither_the_program_nor_the_report(nmprof, tmp_path):
+    program, library = install(tmp_path, "old", True)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    out = tmp_path / "fifo.jfr"
+    result = run(nmprof, "run", "-q", "--nativemem", "4k", "-o", out, "--", program, "-", program, fifo, library,
+                 timeout=60, check=0)
+    assert f"nmprof: libreplaced.so: {library} cannot be read any more" in result.stderr, result.stderr
+    names = names_by_module(out)["libreplaced.so"]
+    assert "library_alloc" in names, names
+    result = run(nmprof, "report", out, timeout=60, check=0)
+    assert "library_alloc" in result.stdout, result.stdout

@@ -30,9 +30,10 @@ std::unique_ptr<symbols::SymbolTable> NativeFrameResolver::load_symbols(const Mo
   // memory may hold another one by now.
   std::string ignored;
   if (modules_.find(module.start) == &module) table = symbols::SymbolTable::from_loaded_image(module.image, &ignored);
-  if (replaced)
-    log_line("%s: %s is not the build that was loaded (%s): its functions are named from %s", module.name.c_str(),
-             module.path.c_str(), error.c_str(),
+  // A file that was there when the module was first seen changed since.
+  if (replaced || module.identity.size != 0)
+    log_line("%s: %s %s (%s): its functions are named from %s", module.name.c_str(), module.path.c_str(),
+             replaced ? "is not the build that was loaded" : "cannot be read any more", error.c_str(),
              table ? "the exported symbols of the loaded image, the others module+offset" : "module+offset");
   return table;
 }

@@ -13,7 +13,8 @@
 namespace nmprof::symbols {
 
 std::optional<MappedFile> MappedFile::open(const std::string& path, std::string* error) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO put where a library was would block open() until a writer came.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     *error = path + ": " + error_text(errno);
     return std::nullopt;

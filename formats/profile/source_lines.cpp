@@ -84,6 +84,9 @@ SourceLines::~SourceLines() = default;
 SourceLines::Module* SourceLines::module(const std::string& path) {
   auto [it, added] = modules_.try_emplace(path);
   if (!added) return it->second.get();
+  // Not a FIFO put where a library was, which libdw's open would wait on forever.
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return nullptr;
   auto m = std::make_unique<Module>();
   m->dwfl = dwfl_begin(&kOfflineCallbacks);
   if (!m->dwfl) return nullptr;
