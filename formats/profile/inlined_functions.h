@@ -1,8 +1,10 @@
-// Which functions were inlined at an address of a module, from its DWARF. Each
-// compilation unit's functions and inlined subroutines are indexed by the code they
-// cover when the unit is first asked about (one walk of its DIEs); an address then
-// costs a scan of its unit's ranges, where dwarf_getscopes walks the unit's DIEs
-// for every address (seconds for a few hundred addresses of a large C++ program).
+// Which functions were inlined at an address of a module, from its DWARF, without
+// walking a whole compilation unit for every address as dwarf_getscopes does (a
+// second of CPU for a few hundred addresses of a large C++ program). A unit's
+// functions are listed by the code they cover when the unit is first asked about
+// (its top-level DIEs and namespaces: a class's member functions have their code in
+// a DIE outside the class, DW_AT_specification); a function's inlined subroutines
+// when it is first asked about.
 #pragma once
 
 #include <elfutils/libdw.h>
@@ -22,10 +24,10 @@ class InlinedFunctions {
   struct Scope {
     Dwarf_Addr low, high;  // [low, high)
     Dwarf_Off die;         // in the unit's file
-    int depth;             // in the unit's tree of DIEs: an inner scope is deeper
-    bool inlined;          // an inlined subroutine, else a function
+    int depth;             // in the function's tree of DIEs: an inner scope is deeper
   };
-  std::unordered_map<Dwarf_Off, std::vector<Scope>> units_;  // by the unit's DIE offset
+  std::unordered_map<Dwarf_Off, std::vector<Scope>> functions_;  // by unit: its functions (depth 0)
+  std::unordered_map<Dwarf_Off, std::vector<Scope>> inlined_;    // by function: its inlined subroutines
 };
 
 }  // namespace nmprof::profile
