@@ -121,7 +121,7 @@ bool SourceLines::is_recorded_build(const std::string& name, const ModuleFile& r
       difference = "is not the build that was recorded (build id " + recorded.build_id + " recorded, " +
                    (found.empty() ? "none" : found) + " on disk)";
   } else if (recorded.file_size == 0) {
-    difference = "has no build id, and the recording has not its size and mtime (it could not be read)";
+    difference = "has no build id, and the recording lacks its size and mtime (it could not be read when loaded)";
   } else if (stat(recorded.path.c_str(), &st) == 0) {
     int64_t modified = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
     if (static_cast<uint64_t>(st.st_size) != recorded.file_size || modified != recorded.file_modified_ns)

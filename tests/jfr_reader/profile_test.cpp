@@ -360,7 +360,7 @@ TEST(ModuleBuilds, WithoutBuildIdTheFilesSizeAndMtimeMustMatch) {
   Profile unknown = recorded_with({{}});
   EXPECT_EQ(innermost(unknown).line, -1);
   ASSERT_EQ(unknown.warnings.size(), 1u);
-  EXPECT_NE(unknown.warnings[0].find("has no build id, and the recording has not its size and mtime"),
+  EXPECT_NE(unknown.warnings[0].find("has no build id, and the recording lacks its size and mtime"),
             std::string::npos)
       << unknown.warnings[0];
 }
