@@ -82,8 +82,14 @@ def addr2line_chain(program, return_address):
     return chain
 
 
-def test_functions_inlined_at_a_call_are_frames_of_their_own(nmprof, programs, tmp_path):
-    program = programs.c("inlined_sites.cpp")
+# Clang writes no .debug_aranges, which libdw looks units up in.
+@pytest.mark.parametrize("compiler", ["g++", "clang++"])
+def test_functions_inlined_at_a_call_are_frames_of_their_own(nmprof, tmp_path, compiler):
+    if shutil.which(compiler) is None:
+        pytest.skip(f"{compiler} is not installed")
+    program = tmp_path / "inlined_sites"
+    subprocess.run([compiler, "-O2", "-g", "-fno-omit-frame-pointer", "-o", program, PROGRAMS / "inlined_sites.cpp"],
+                   check=True)
     out = tmp_path / "inlined.jfr"
     run(nmprof, "run", "-q", "--nativemem", "16k", "-o", out, "--", program, 20, check=0)
     # The return addresses the agent recorded for the program's frames, by function.
@@ -111,8 +117,10 @@ def test_functions_inlined_at_a_call_are_frames_of_their_own(nmprof, programs, t
             assert [f["inlined"] for f in chain] == [True] * (len(chain) - 1) + [False]
             checked.add(tuple(f["function"] for f in chain))
             chain = []
-    names = {frames[0]: frames for frames in checked}
-    assert names.get("new_block") == ("new_block", "new_record", "new_buffers(int)"), checked
-    assert any(frames[0].startswith("std::__new_allocator<long>::allocate") and len(frames) >= 3 for frames in checked), checked
+    # Clang's names of static functions have their parameters: new_block(unsigned long).
+    assert any([f.split("(")[0] for f in frames] == ["new_block", "new_record", "new_buffers"] for frames in checked), \
+        checked
+    assert any(frames[0].startswith("std::__new_allocator<long>::allocate") and len(frames) >= 3 for frames in checked), \
+        checked
     assert any(frames[-2:] == ("std::vector<long, std::allocator<long> >::push_back(long&&)", "grow_numbers(int)")
                for frames in checked), checked

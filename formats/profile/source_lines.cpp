@@ -9,6 +9,7 @@
 
 #include "agent/symbols/demangle.h"
 #include "agent/symbols/elf_image.h"
+#include "formats/profile/dwarf_units.h"
 #include "formats/profile/inlined_functions.h"
 
 namespace nmprof::profile {
@@ -45,6 +46,14 @@ std::string function_name(Dwarf_Die* die) {
   return "??";
 }
 
+// A file name of a unit's line table, absolute: a relative one (clang's DWARF 5)
+// is relative to the directory the unit was compiled in.
+std::string absolute(Dwarf_Die* unit, const char* file) {
+  Dwarf_Attribute attribute;
+  const char* directory = *file == '/' ? nullptr : dwarf_formstring(dwarf_attr(unit, DW_AT_comp_dir, &attribute));
+  return directory ? std::string(directory) + "/" + file : std::string(file);
+}
+
 // Where an inlined function was inlined: DW_AT_call_file and DW_AT_call_line.
 SourceLine call_location(Dwarf_Die* inlined) {
   SourceLine where;
@@ -58,7 +67,7 @@ SourceLine call_location(Dwarf_Die* inlined) {
   if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_file, &attribute), &file) == 0 &&
       dwarf_diecu(inlined, &unit, nullptr, nullptr) && dwarf_getsrcfiles(&unit, &files, &count) == 0 && file < count) {
     const char* name = dwarf_filesrc(files, file, nullptr, nullptr);
-    if (name) where.file = name;
+    if (name) where.file = absolute(&unit, name);
   }
   return where;
 }
@@ -69,8 +78,7 @@ SourceLine call_location(Dwarf_Die* inlined) {
 struct SourceLines::Module {
   Dwfl* dwfl = nullptr;
   Dwfl_Module* module = nullptr;
-  Dwarf_Addr bias = 0;  // where libdw placed the file: its address = link-time address + bias
-  bool has_lines = false;  // its DWARF, or a debug file's, was found
+  std::optional<DwarfUnits> units;  // of its DWARF, or a debug file's, when found
   InlinedFunctions inlined;
 
   ~Module() {
@@ -93,7 +101,8 @@ SourceLines::Module* SourceLines::module(const std::string& path) {
   m->module = dwfl_report_offline(m->dwfl, path.c_str(), path.c_str(), -1);
   dwfl_report_end(m->dwfl, nullptr, nullptr);
   if (!m->module) return nullptr;
-  m->has_lines = dwfl_module_getdwarf(m->module, &m->bias) != nullptr;
+  Dwarf_Addr bias = 0;  // where libdw placed the file; its DWARF's addresses are link-time ones
+  if (Dwarf* dwarf = dwfl_module_getdwarf(m->module, &bias)) m->units.emplace(dwarf);
   it->second = std::move(m);
   return it->second.get();
 }
@@ -142,22 +151,20 @@ std::optional<CallSite> SourceLines::call_site(const std::string& name, const Mo
   auto [cached, added] = cache_.try_emplace({recorded.path, return_address});
   if (!added) return cached->second;
   Module* m = module(recorded.path);
-  if (!m || !m->has_lines) return std::nullopt;
+  if (!m || !m->units) return std::nullopt;
   // The call instruction ends just before the return address.
-  Dwarf_Addr address = return_address - 1 + m->bias;
-  Dwfl_Line* line = dwfl_module_getsrc(m->module, address);
+  Dwarf_Addr address = return_address - 1;
+  std::optional<Dwarf_Die> unit = m->units->at(address);
+  Dwarf_Line* line = unit ? dwarf_getsrc_die(&*unit, address) : nullptr;
   int number = 0;
-  const char* file = line ? dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr) : nullptr;
-  if (!file || number <= 0) return std::nullopt;
-  CallSite site{{file, number}, {}};
+  const char* file = line ? dwarf_linesrc(line, nullptr, nullptr) : nullptr;
+  if (!file || dwarf_lineno(line, &number) != 0 || number <= 0) return std::nullopt;
+  CallSite site{{absolute(&*unit, file), number}, {}};
   // Each function inlined there, innermost first, was inlined at a line of the next
   // one out, up to the function itself.
-  Dwarf_Addr unit_bias = 0;
-  if (Dwarf_Die* unit = dwfl_module_addrdie(m->module, address, &unit_bias)) {
-    for (Dwarf_Die& inlined : m->inlined.at(unit, address - unit_bias)) {
-      site.inlined.push_back({function_name(&inlined), site.line});
-      site.line = call_location(&inlined);
-    }
+  for (Dwarf_Die& inlined : m->inlined.at(&*unit, address)) {
+    site.inlined.push_back({function_name(&inlined), site.line});
+    site.line = call_location(&inlined);
   }
   cached->second = std::move(site);
   return cached->second;
