@@ -14,7 +14,9 @@ const std::vector<FoldRule>& default_fold_rules() {
       {"^(deflateInit2?_|inflateInit2?_|zcalloc)$", "zlib's allocation entry points (used by java.util.zip)"},
       {"^(_?Py(Object|Mem)_(Raw)?(Malloc|Calloc|Realloc)|_PyObject_|_PyMem_|pymalloc_)", "CPython's allocators"},
       {"^(__zend_(malloc|calloc|realloc)|_?e(m|c|re)alloc|_safe_e?(m|re)alloc|zend_mm_)", "PHP's Zend allocator"},
-      {"^(__rust_(alloc|realloc|alloc_zeroed)|__rdl_|alloc::(alloc|raw_vec)::)", "Rust's global allocator"},
+      {"^(__rust_(alloc|realloc|alloc_zeroed)|__rdl_|<?(alloc|core)::)",
+       "Rust's global allocator, and the standard library's alloc:: and core:: internals (its Vec, Box, String and "
+       "allocator code inlined into a caller)"},
   };
   return rules;
 }

@@ -113,6 +113,21 @@ TEST(StackSimplification, ZlibAndCxxLibraryInternalsAreFolded) {
             (std::vector<std::string>{"parse_config(char const*)", "main"}));
 }
 
+// Rust's Vec and allocator code, inlined into the caller, is frames of its own on top.
+TEST(StackSimplification, RustStandardLibraryInternalsAreFolded) {
+  ProfileMaker m;
+  uint32_t p = m.process(1, 0, 1000);
+  uint32_t vec = stack_of(m, {native("<alloc::alloc::Global>::alloc_impl"),
+                              native("<alloc::alloc::Global as core::alloc::Allocator>::allocate"),
+                              native("alloc::raw_vec::RawVecInner<A>::try_allocate_in"),
+                              native("alloc::vec::Vec<T>::with_capacity"), native("core::iter::traits::iterator::Iterator::collect"),
+                              native("app::load"), native("core::ops::function::FnOnce::call_once"), native("main")});
+  m.alloc(p, vec, 1, 0x10, 100);
+  simplify_stacks(m.profile, {});
+  EXPECT_EQ(functions(m.profile, m.profile.allocations()[0].stack),
+            (std::vector<std::string>{"app::load", "core::ops::function::FnOnce::call_once", "main"}));
+}
+
 TEST(StackSimplification, OnlyFramesOnTopAreFoldedAndAStackOfWrappersKeepsItsLast) {
   ProfileMaker m;
   uint32_t p = m.process(1, 0, 1000);
