@@ -11,6 +11,7 @@ import shutil
 import stat
 import time
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -193,19 +194,21 @@ def test_bad_input_gets_one_clear_line(nmprof, leak_recording, programs, tmp_pat
 
 
 def test_outputs_that_are_not_plain_files(nmprof, leak_recording, tmp_path):
-    # A device is written in place: /dev/full fails in one line and stays a device.
+    # Only regular files are replaced: a device is refused, never opened, and stays one.
     line = one_line_error(run(nmprof, "report", leak_recording, "-o", "/dev/full"))
-    assert "cannot write /dev/full: No space left on device" in line
+    assert "-o /dev/full exists and is not a regular file" in line and "-o - is standard output" in line
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
-    written = run(nmprof, "report", leak_recording, "--format", "collapsed", "-o", "/dev/stdout", check=0)
+    # -o - is standard output, as without -o.
+    written = run(nmprof, "report", leak_recording, "--format", "collapsed", "-o", "-", check=0)
     assert ";site_churn " in written.stdout
-    # A symbolic link stays one; the file it points to gets the output.
+    assert not (Path.cwd() / "-").exists()
+    # A symbolic link is neither followed nor replaced.
     target = tmp_path / "real.txt"
     target.write_text("old\n")
     link = tmp_path / "link.txt"
     link.symlink_to(target)
-    run(nmprof, "report", leak_recording, "-o", link, check=0)
-    assert link.is_symlink() and target.read_text().startswith("nmprof report:")
+    assert "is a symbolic link" in one_line_error(run(nmprof, "report", leak_recording, "-o", link))
+    assert link.is_symlink() and target.read_text() == "old\n"
 
 
 def read_terminal(fd):

@@ -443,3 +443,78 @@ def test_paths_that_look_like_options_stay_paths(nmprof, programs, tmp_path, dir
         check=0)
     events = jfr_events(out_dir / "out.jfr", "profiler.Malloc")
     assert events and max(len(e["values"]["stackTrace"]["frames"]) for e in events) > 1
+
+
+# Hostile testing of the CLI (the security/reliability issue, item 1): every output,
+# converted formats included, is written by the one safe writer: a link planted at
+# the output's name is neither followed nor replaced, a FIFO or device is never opened.
+CONVERTED = [".html", ".pb.gz", ".txt", ".json", ".collapsed"]
+
+
+@pytest.fixture(scope="module")
+def recording(nmprof, programs, tmp_path_factory):
+    out = tmp_path_factory.mktemp("recording") / "rec.jfr"
+    run(nmprof, "run", "-q", "--nativemem", "0", "-o", out, "--", programs.c("alloc_sites.c"), check=0)
+    return out
+
+
+@pytest.mark.parametrize("extension", CONVERTED + [".jfr"])
+def test_outputs_never_follow_or_replace_a_planted_link(nmprof, programs, recording, shared_dir, victim, extension):
+    out = shared_dir / ("r" + extension)
+    as_evil("ln", "-s", victim, out, check=True)
+    commands = [["run", "-q", "--nativemem", "0", "-o", out, "--", programs.c("alloc_sites.c")]]
+    if extension != ".jfr":
+        commands.append(["report", recording, "-o", out])
+    for command in commands:
+        result = run(nmprof, *command, timeout=60)
+        assert result.returncode != 0 and "is a symbolic link" in result.stderr, result.stderr
+    assert victim.read_text() == "root's secret\n" and stat.S_IMODE(victim.stat().st_mode) == 0o600
+    assert out.is_symlink() and [p.name for p in shared_dir.iterdir()] == [out.name]
+
+
+def test_a_fifo_or_device_at_a_report_output_is_refused_at_once(nmprof, recording, shared_dir):
+    for extension in CONVERTED:
+        fifo = shared_dir / ("out" + extension)
+        as_evil("mkfifo", fifo, check=True)
+        result = run(nmprof, "report", recording, "-o", fifo, timeout=10)
+        assert result.returncode == 1 and "not a regular file" in result.stderr, result.stderr
+        assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    for device in ("/dev/full", "/dev/null"):
+        result = run(nmprof, "report", recording, "-o", device, timeout=10)
+        assert result.returncode == 1 and "not a regular file" in result.stderr, result.stderr
+        assert stat.S_ISCHR(os.lstat(device).st_mode)
+    result = run(nmprof, "report", recording, "-o", "/dev/stdout", timeout=10)
+    assert result.returncode == 1 and "symbolic link" in result.stderr and result.stdout == ""
+    assert os.path.islink("/dev/stdout")
+
+
+# Item 6: outputs hold command lines and context values: 0600 in every format; under
+# sudo they belong to the invoking user, converted ones too.
+def test_every_output_is_private(nmprof, programs, recording, tmp_path):
+    for extension in CONVERTED + [".jfr"]:
+        out = tmp_path / ("run" + extension)
+        run(nmprof, "run", "-q", "--nativemem", "0", "-o", out, "--keep-jfr", "--", programs.c("alloc_sites.c"),
+            check=0)
+        kept = tmp_path / "run.jfr"
+        for path in (out, kept):
+            assert stat.S_IMODE(path.stat().st_mode) == 0o600, (path, oct(path.stat().st_mode))
+        if extension != ".jfr":
+            report = tmp_path / ("report" + extension)
+            run(nmprof, "report", recording, "-o", report, check=0)
+            assert stat.S_IMODE(report.stat().st_mode) == 0o600, report
+
+
+def test_sudo_converted_outputs_belong_to_the_invoking_user(nmprof, programs, recording, shared_dir, victim):
+    uid, gid = ids(EVIL_USER)
+    env = dict(os.environ, SUDO_UID=str(uid), SUDO_GID=str(gid), SUDO_USER=EVIL_USER)
+    mine = shared_dir / "users"
+    mine.mkdir()
+    os.chown(mine, uid, gid)
+    run(nmprof, "run", "-q", "--nativemem", "0", "-o", mine / "out.html", "--", programs.c("alloc_sites.c"),
+        env=env, check=0)
+    run(nmprof, "report", recording, "-o", mine / "report.txt", env=env, check=0)
+    for name in ("out.html", "report.txt"):
+        assert (mine / name).stat().st_uid == uid, name
+    assert sorted(p.name for p in mine.iterdir()) == ["out.html", "report.txt"]
+    result = run(nmprof, "report", recording, "-o", victim, env=env)
+    assert result.returncode == 1 and victim.read_text() == "root's secret\n"

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <system_error>
@@ -11,7 +13,6 @@
 #include "cli/report/flame_graph.h"
 #include "cli/report/heap_view.h"
 #include "cli/report/json_report.h"
-#include "cli/report/output_file.h"
 #include "cli/report/pprof_export.h"
 #include "cli/report/progress_line.h"
 #include "cli/report/text_layout.h"
@@ -21,6 +22,7 @@
 #include "formats/jfr/reading/byte_reader.h"
 #include "formats/pprof/gzip.h"
 #include "cli/exit_codes.h"
+#include "cli/output_writer.h"
 #include "formats/profile/jfr_profile.h"
 
 namespace nmprof::report {
@@ -109,6 +111,7 @@ int gate_status(const profile::Profile* profile, std::optional<uint64_t> max_liv
 int run_report(const ReportOptions& given, std::ostream& out, std::ostream& err) {
   const std::string prefix = "nmprof report: ";
   ReportOptions options = given;
+  if (options.output == "-") options.output.clear();  // standard output, as without -o
   if (!options.wide && options.output.empty()) options.width = terminal_width(STDOUT_FILENO);
   if (options.wide) options.width = kWideTextWidth;
   options.colour = options.output.empty() && terminal_colour(STDOUT_FILENO);
@@ -127,8 +130,12 @@ int run_report(const ReportOptions& given, std::ostream& out, std::ostream& err)
   }
   std::string current = options.file;  // the file being read, for messages
   try {
-    std::optional<OutputFile> file;
-    if (!options.output.empty()) file.emplace(options.output);
+    std::optional<cli::OutputFile> file;
+    std::string error;
+    if (!options.output.empty() && !file.emplace(options.output).open(&error)) {
+      err << prefix << error << "\n";
+      return 1;
+    }
     std::ostream& sink = file ? file->stream() : out;
     profile::Profile profile =
         read_reported(options.file, options.samples, options.filters, options.stacks, options.quiet, err);
@@ -145,7 +152,15 @@ int run_report(const ReportOptions& given, std::ostream& out, std::ostream& err)
       Diff diff = write_diff(base, profile, options, format, sink);
       if (options.gate.max_growth) gate_failure = growth_gate_failure(diff, *options.gate.max_growth);
     }
-    if (file) file->commit();
+    if (file && !file->commit(&error)) {
+      err << prefix << error << "\n";
+      return 1;
+    }
+    if (!file && !out.flush()) {
+      // A reader that went away (`| head`) wants no more, and no complaint either.
+      if (errno != EPIPE) err << prefix << "cannot write to standard output: " << strerror(errno) << "\n";
+      return 1;
+    }
     if (options.gate.max_live && !gate_failure) gate_failure = live_gate_failure(profile, *options.gate.max_live);
     if (gate_failure) {
       err << prefix << "failed: " << *gate_failure << "\n";
@@ -180,13 +195,14 @@ int deliver_recording(const Delivery& d, std::ostream& out) {
     profile = profile::read_profile(d.recording);
     profile::simplify_stacks(*profile, {});
     if (!converted) {
-      OutputFile file(d.output);
+      cli::OutputFile file(d.output);
       ReportOptions options;
       options.file = d.recording;
       Format format = format_of_output(d.output);
       options.live = format == Format::Pprof && has_live_data(*profile);  // opens on inuse_space
+      if (!file.open(&problem)) throw ReportError(problem);
       write_profile(*profile, options, format, file.stream());
-      file.commit();
+      if (!file.commit(&problem)) throw ReportError(problem);
       converted = true;
     }
   } catch (const std::exception& e) {

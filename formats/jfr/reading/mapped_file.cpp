@@ -13,7 +13,8 @@ namespace nmprof::jfr {
 
 MappedFile::MappedFile(const std::string& path) {
   auto fail = [&path](int error) { throw std::system_error(error, std::generic_category(), "cannot open " + path); };
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Non-blocking: a FIFO is refused below instead of waiting for a writer forever.
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) fail(errno);
   struct stat st {};
   if (fstat(fd, &st) != 0) {
