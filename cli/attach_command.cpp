@@ -27,10 +27,15 @@
 #include "cli/output_writer.h"
 #include "common/safe_file.h"
 #include "cli/recording_merge.h"
+#include "cli/seconds_option.h"
 #include "cli/report/report_command.h"
 
 namespace nmprof::cli {
 namespace {
+
+constexpr double kMaxDuration = 365 * 24 * 3600;
+constexpr double kMinTimeout = 0.001;  // a millisecond: requests wait in whole ones
+constexpr double kMaxTimeout = 24 * 3600;
 
 volatile sig_atomic_t g_interrupted = 0;
 
@@ -365,17 +370,17 @@ void add_attach_command(CLI::App& app, AttachOptions& options) {
                      "start (begin recording), status, dump (copy what is recorded so far), stop (copy and end)")
       ->check(CLI::IsMember({"start", "status", "dump", "stop"}));
   add_recording_options(attach, options.recording);
-  attach->add_option("--duration", options.duration, "Seconds to record (one shot; default: until Ctrl-C)")
-      ->check(CLI::NonNegativeNumber);
+  add_seconds_option(attach, "--duration", options.duration, {0, kMaxDuration},
+                     "Seconds to record (one shot; default: until Ctrl-C; at most a year)");
   attach->add_option("-o,--output", options.output, "Where the profile goes (default nmprof-<pid>.jfr; %p, %t)");
   attach->add_option("--top", options.top, "Stacks shown in the summary")->default_val(options.top)
       ->check(CLI::Range(1, 1000000).description(""))
       ->type_name("N");
   attach->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
   attach->add_flag("--keep-jfr", options.keep_jfr, "With -o in another format (x.pb.gz), keep the JFR too (x.jfr)");
-  attach->add_option("--timeout", options.timeout, "Seconds the target gets to answer each request")
-      ->default_val(options.timeout)
-      ->check(CLI::PositiveNumber);
+  add_seconds_option(attach, "--timeout", options.timeout, {kMinTimeout, kMaxTimeout},
+                     "Seconds the target gets to answer each request (at most a day)")
+      ->default_str(std::to_string(static_cast<int>(options.timeout)));
   attach->footer(
       "Examples:\n"
       "  nmprof attach 4123 --nativemem 1m --duration 30 -o leak.jfr\n"
