@@ -28,6 +28,7 @@
 #include "common/safe_file.h"
 #include "cli/recording_merge.h"
 #include "cli/seconds_option.h"
+#include "cli/signals.h"
 #include "cli/report/report_command.h"
 
 namespace nmprof::cli {
@@ -39,7 +40,9 @@ constexpr double kMaxTimeout = 24 * 3600;
 
 volatile sig_atomic_t g_interrupted = 0;
 
-void on_interrupt(int) { g_interrupted = 1; }
+void on_interrupt(int signo, siginfo_t* info, void*) {
+  if (!raised_by_own_write(signo, info)) g_interrupted = 1;
+}
 
 int fail(int code, const std::string& message) {
   std::cerr << "nmprof: " << message << "\n";
@@ -219,14 +222,16 @@ bool is_nmprof_recording(const attach::TargetProcess& target, std::string_view p
              std::string_view::npos;
 }
 
-// Converts the collected recording to the format -o names, and summarizes it.
-void summarize(const std::string& output, const AttachOptions& options) {
-  report::deliver_recording(
+// Converts the collected recording to the format -o names, and summarizes it. Returns
+// the exit status: kExitFailure when the conversion failed.
+int summarize(const std::string& output, const AttachOptions& options) {
+  int status = report::deliver_recording(
       {report::recording_path(output, options.keep_jfr), output, options.keep_jfr, options.top, options.quiet, std::nullopt,
        "live at end"},  // the JVM may run on
       std::cerr);
   if (!options.recording.no_live && !options.quiet)
     std::cerr << "  note: live blocks are those allocated since the attach; earlier ones are not known\n";
+  return status;
 }
 
 AttachRequest start_request(const AttachOptions& options, const attach::TargetProcess& target, std::string* error) {
@@ -240,6 +245,13 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
   std::string error;
   AttachRequest start = start_request(options, session.target(), &error);
   if (!error.empty()) return fail(kExitUsage, error);
+  // From now on a signal that would end nmprof ends the recording instead, once it is
+  // started: never a recording left running in the target, nor its file.
+  struct sigaction interrupt = {};
+  interrupt.sa_sigaction = on_interrupt;
+  interrupt.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&interrupt.sa_mask);
+  for (int signo : kStoppingSignals) sigaction(signo, &interrupt, nullptr);
   auto started = session.send(start);
   if (!started) return fail(kExitFailure, started.error().message);
   std::string in_target = value(*started, "file");
@@ -252,10 +264,6 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
   auto tmp = attach::open_target_tmp(session.target());
   if (!tmp) return fail(kExitFailure, tmp.error().message);
 
-  struct sigaction interrupt = {};
-  interrupt.sa_handler = on_interrupt;
-  sigaction(SIGINT, &interrupt, nullptr);
-  sigaction(SIGTERM, &interrupt, nullptr);
   if (!options.quiet) {
     std::cerr << "nmprof: recording " << session.label() << session.stop_text();
     if (options.duration > 0) std::cerr << " for " << options.duration << " s";
@@ -280,8 +288,7 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
   // Through the directory held open: also when the JVM has exited meanwhile.
   (void)attach::remove_from_target_tmp(session.target(), tmp->get(), in_target.substr(5), recording->get());
   if (!collected) return fail(kExitFailure, collected.error().message);
-  summarize(output, options);
-  return 0;
+  return summarize(output, options);
 }
 
 // dump and stop: the agent says where its recording is; nmprof copies it out.
@@ -296,8 +303,7 @@ int take_recording(const Session& session, const AttachOptions& options, const s
   // Only a recording nmprof started is nmprof's to delete (file= of -agentpath is the user's).
   if (stop && is_nmprof_recording(session.target(), in_target))
     (void)attach::remove_from_target(session.target(), in_target, recording->get());
-  summarize(output, options);
-  return 0;
+  return summarize(output, options);
 }
 
 int status(const Session& session) {

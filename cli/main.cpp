@@ -13,6 +13,7 @@
 #include "cli/report/report_command.h"
 #include "cli/run_command.h"
 #include "cli/shell_completion.h"
+#include "cli/signals.h"
 
 namespace {
 
@@ -98,6 +99,7 @@ int usage_error(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  nmprof::cli::survive_broken_pipes();
   CLI::App app{"nmprof: who allocates native memory, and who still holds it", "nmprof"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "nmprof " NMPROF_VERSION);

@@ -110,9 +110,12 @@ int run_command(const RunOptions& options) {
   std::string output = expand_path_template(options.output, child.pid, local_time_text(started));
   std::string recording = report::recording_path(output, options.keep_jfr);
   MergeResult merged;
+  // A profile that could not be written fails the run, whatever the command's status
+  // (a failing command's status is kept: it says more).
+  auto failed = [&child] { return child.status != 0 ? child.status : kExitFailure; };
   if (!merge_recordings(staging, recording, &merged, &error)) {
     fail(kExitFailure, error);
-    return child.status;
+    return failed();
   }
   for (const auto& warning : merged.warnings) std::cerr << "nmprof: warning: " << warning << "\n";
   if (!merged.written && child.signal != 0) {
@@ -129,6 +132,7 @@ int run_command(const RunOptions& options) {
     // into the program's own output.
     int delivered = report::deliver_recording(
         {recording, output, options.keep_jfr, options.top, options.quiet, options.fail_on_live}, std::cerr);
+    if (delivered == kExitFailure) return failed();
     if (delivered == kExitGate && child.status == 0) return kExitGate;
   }
   return child.status;

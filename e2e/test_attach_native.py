@@ -1,6 +1,7 @@
 """nmprof attach to a process that is not a JVM: the agent loaded through ptrace."""
 
 import os
+import signal
 import shutil
 import subprocess
 import tempfile
@@ -310,3 +311,26 @@ def test_error_root_refused_by_the_system_says_so(nmprof):
         pass
     result = run(nmprof, "attach", "1", "status")
     one_line_error(result, "even root is refused", "CAP_SYS_PTRACE")
+
+
+# Hostile testing, item 15: a signal that would end nmprof while a one shot waits ends
+# the recording instead: collected, the agent stopped, nothing left in the target's /tmp.
+@pytest.mark.parametrize("signo", [signal.SIGUSR1, signal.SIGHUP, signal.SIGQUIT, signal.SIGALRM])
+def test_a_signal_ends_a_one_shot_cleanly(nmprof, target, tmp_path, signo):
+    stop = tmp_path / "stop"
+    t = target("loop", stop)
+    out = tmp_path / "native.jfr"
+    proc = subprocess.Popen([str(nmprof), "attach", str(t.pid), "--nativemem", "64k", "--duration", "600", "-o",
+                             str(out)], stderr=subprocess.PIPE, text=True)
+    try:
+        assert "recording process" in proc.stderr.readline()
+        time.sleep(1)
+        proc.send_signal(signo)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, stderr
+    assert "leaky_site" in sampled_functions(out)
+    assert not list(Path("/tmp").glob(f"nmprof-{t.pid}-*"))
+    assert "not recording" in run(nmprof, "attach", t.pid, "status", check=0).stdout
+    finished_ok(t, stop)
