@@ -384,6 +384,7 @@ void add_attach_command(CLI::App& app, AttachOptions& options) {
       ->type_name("N");
   attach->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
   attach->add_flag("--keep-jfr", options.keep_jfr, "With -o in another format (x.pb.gz), keep the JFR too (x.jfr)");
+  add_trust_environment_flag(attach, options.trust_environment);
   add_seconds_option(attach, "--timeout", options.timeout, {kMinTimeout, kMaxTimeout},
                      "Seconds the target gets to answer each request (at most a day)")
       ->default_str(std::to_string(static_cast<int>(options.timeout)));
@@ -405,7 +406,7 @@ int attach_command(const AttachOptions& options) {
     return fail(kExitUsage, error);
   bool writes_output = options.action.empty() || options.action == "dump" || options.action == "stop";
   if (writes_output && !check_output(output, &error)) return fail(kExitFailure, error);
-  std::string agent = find_agent(&error);
+  std::string agent = find_agent(options.trust_environment, &error);
   if (agent.empty()) return fail(kExitFailure, error);
 
   auto opened = open_session(options.pid, std::chrono::milliseconds(static_cast<long long>(options.timeout * 1000)),

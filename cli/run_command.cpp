@@ -65,6 +65,7 @@ void add_run_command(CLI::App& app, RunOptions& options) {
   add_size_option(run, "--fail-on-live", options.fail_on_live,
                   "Exit with status 3 when the program exited 0 but more than SIZE was live at its end (a CI gate)");
   run->add_flag("--keep-jfr", options.keep_jfr, "With -o in another format (x.pb.gz), keep the JFR too (x.jfr)");
+  add_trust_environment_flag(run, options.trust_environment);
   run->add_option("command", options.command, "The program and its arguments, after --")->required();
   run->footer(
       "Examples:\n"
@@ -84,7 +85,7 @@ int run_command(const RunOptions& options) {
   std::string program = check_program(options.command[0], &error);
   if (program.empty())
     return fail(error.rfind("command not found", 0) == 0 ? kExitNotFound : kExitCannotRun, error);
-  std::string agent_path = find_agent(&error);
+  std::string agent_path = find_agent(options.trust_environment, &error);
   if (agent_path.empty()) return fail(kExitFailure, error);
 
   // Under sudo the output's directory is the user's, who could swap the staging

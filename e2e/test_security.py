@@ -518,3 +518,20 @@ def test_sudo_converted_outputs_belong_to_the_invoking_user(nmprof, programs, re
     assert sorted(p.name for p in mine.iterdir()) == ["out.html", "report.txt"]
     result = run(nmprof, "report", recording, "-o", victim, env=env)
     assert result.returncode == 1 and victim.read_text() == "root's secret\n"
+
+
+# Item 6: under sudo -E, NMPROF_AGENT is the invoking user's: ignored (one line says
+# so) unless --trust-environment. main loaded whatever it named (and attach copied it
+# into the target's /tmp when the target could not read it: a root-only file).
+def test_sudo_ignores_nmprof_agent_unless_trusted(nmprof, programs, shared_dir):
+    uid, gid = ids(EVIL_USER)
+    plain = dict(os.environ, NMPROF_AGENT="/nonexistent/libnmprof.so")
+    sudo = dict(plain, SUDO_UID=str(uid), SUDO_GID=str(gid))
+    out = shared_dir / "out.jfr"
+    result = run(nmprof, "run", "-q", "--nativemem", "0", "-o", out, "--", programs.c("alloc_sites.c"), env=sudo)
+    assert result.returncode == 0 and jfr_events(out, "profiler.Malloc"), result.stderr
+    ignored = [line for line in result.stderr.splitlines() if "NMPROF_AGENT" in line]
+    assert len(ignored) == 1 and "ignoring" in ignored[0] and "--trust-environment" in ignored[0], result.stderr
+    for env, args in ((sudo, ["--trust-environment"]), (plain, [])):
+        refused = run(nmprof, "run", *args, "-o", out, "--", "true", env=env)
+        assert refused.returncode == 1 and "NMPROF_AGENT=/nonexistent/libnmprof.so does not exist" in refused.stderr
