@@ -108,3 +108,22 @@ def test_diff_page_colours_growth_red_and_shrinkage_green(nmprof, programs, tmp_
     assert change < 0
     assert re.search(r"background: rgb\((\d+), 255, \1\)", style), style  # green
     assert re.search(r'<span id="total">allocated: [^<]*, change \+', dom), dom
+
+
+# Hostile testing, item 4: recorded text that would change how the browser reads the
+# data script ("<!--<script" put it into a state where "</script>" no longer ends it:
+# a blank page) stays data; the title shows it as text.
+def test_a_name_that_opens_a_script_comment_does_not_blank_the_page(nmprof, programs, tmp_path):
+    hostile = tmp_path / "<!--<script>&\u2028\u2029>"  # in the command line: the page's title
+    hostile.mkdir()
+    program = shutil.copy(programs.c("live_leak.c"), hostile)
+    recording = tmp_path / "hostile.jfr"
+    run(nmprof, "run", "-q", "--nativemem", "64k", "-o", recording, "--", program, 2, 4000, check=0)
+    html = tmp_path / "hostile.html"
+    run(nmprof, "report", recording, "-o", html, check=0)
+    data = html.read_text().split('<script id="data" type="application/json">')[1].split("</script>")[0]
+    assert not set("<>&\u2028\u2029") & set(data), data[:200]
+    dom, console = load(html, "", tmp_path / "profile")
+    assert not console, console
+    assert "clone3;start_thread;worker;site_churn" in frames(dom)
+    assert "&lt;!--&lt;script&gt;&amp;" in dom

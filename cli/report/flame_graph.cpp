@@ -41,12 +41,26 @@ void add(Node& root, const profile::Profile& profile, uint32_t stack, const Valu
   }
 }
 
-// Inside <script>, "</" would end the element: JSON allows "<\/".
+// Inside <script>, "</script" ends the element and "<!--" followed by "<script" puts
+// the parser where "</script>" no longer does (the page goes blank); U+2028 and
+// U+2029 end a line in older script parsers. These characters can only be inside the
+// JSON's strings (recorded names, paths, the command line), where \uXXXX means the same.
 std::string script_safe(const std::string& json) {
   std::string out;
+  out.reserve(json.size());
   for (size_t i = 0; i < json.size(); i++) {
-    out += json[i];
-    if (json[i] == '<' && i + 1 < json.size() && json[i + 1] == '/') out += '\\';
+    char c = json[i];
+    if (c == '<' || c == '>' || c == '&') {
+      out += c == '<' ? "\\u003c" : c == '>' ? "\\u003e" : "\\u0026";
+    } else if (c == '\xE2' && json.compare(i + 1, 2, "\x80\xA8") == 0) {
+      out += "\\u2028";
+      i += 2;
+    } else if (c == '\xE2' && json.compare(i + 1, 2, "\x80\xA9") == 0) {
+      out += "\\u2029";
+      i += 2;
+    } else {
+      out += c;
+    }
   }
   return out;
 }
