@@ -26,6 +26,7 @@
 #include "cli/output_check.h"
 #include "cli/output_writer.h"
 #include "common/safe_file.h"
+#include "formats/text/utf8.h"
 #include "cli/recording_merge.h"
 #include "cli/seconds_option.h"
 #include "cli/signals.h"
@@ -44,8 +45,10 @@ void on_interrupt(int signo, siginfo_t* info, void*) {
   if (!raised_by_own_write(signo, info)) g_interrupted = 1;
 }
 
+// Messages carry what a target said (its comm, a dlerror text): never a control
+// character or a line of their own.
 int fail(int code, const std::string& message) {
-  std::cerr << "nmprof: " << message << "\n";
+  std::cerr << "nmprof: " << text::escape_controls(message) << "\n";
   return code;
 }
 

@@ -5,6 +5,7 @@ would hide the attacks (fs.protected_symlinks, _regular, _fifos) are 0 meanwhile
 
 import os
 import pwd
+import re
 import shutil
 import signal
 import stat
@@ -535,3 +536,62 @@ def test_sudo_ignores_nmprof_agent_unless_trusted(nmprof, programs, shared_dir):
     for env, args in ((sudo, ["--trust-environment"]), (plain, [])):
         refused = run(nmprof, "run", *args, "-o", out, "--", "true", env=env)
         assert refused.returncode == 1 and "NMPROF_AGENT=/nonexistent/libnmprof.so does not exist" in refused.stderr
+
+
+# Item 3: what the recorded program names (its path and command line, frame, thread
+# and module names) and what a target says reach no terminal raw and forge no line:
+# control characters and malformed UTF-8 are shown escaped, \xHH.
+HOSTILE_DIR = "dir\x1b]0;title\x07\nx\x9b"  # \x9b: U+009B, a C1 control (CSI)
+HOSTILE_FRAME = "site\nforged;\x1b[31mred"
+
+
+@pytest.fixture(scope="module")
+def hostile_recording(nmprof, programs, tmp_path_factory):
+    directory = tmp_path_factory.mktemp("hostile") / HOSTILE_DIR
+    directory.mkdir()
+    program = directory / "hostile"
+    subprocess.run(["objcopy", f"--redefine-sym=site_churn={HOSTILE_FRAME}", programs.c("live_leak.c"), program],
+                   check=True)
+    out = directory.parent / "hostile.jfr"
+    summary = run(nmprof, "run", "--nativemem", "64k", "-o", out, "--", program, 2, 4000, check=0)
+    return out, summary.stderr
+
+
+def assert_harmless(text):
+    assert not any(ord(c) < 0x20 and c != "\n" or 0x7f <= ord(c) < 0xa0 for c in text), repr(text)
+
+
+def test_recorded_text_is_escaped_in_text_reports(nmprof, hostile_recording):
+    recording, summary = hostile_recording
+    assert_harmless(summary)
+    for args in ([], ["--by", "function"], ["--live"], ["--diff", recording]):
+        text = run(nmprof, "report", recording, *args, check=0).stdout
+        assert_harmless(text)
+    text = run(nmprof, "report", recording, "--by", "function", "--wide", check=0).stdout
+    assert "dir\\x1b]0;title\\x07\\x0ax\\xc2\\x9b/hostile" in text and "site\\x0aforged;\\x1b[31mred" in text
+
+
+def test_a_newline_in_a_frame_name_forges_no_collapsed_stack(nmprof, hostile_recording):
+    recording, _ = hostile_recording
+    for args in (["--format", "collapsed"], ["--diff", recording, "--format", "collapsed"]):
+        lines = run(nmprof, "report", recording, *args, check=0).stdout.splitlines()
+        assert all(re.fullmatch(r"[^ \x00-\x1f]+(?: [^\x00-\x1f]*)*?( -?\d+)+", line) for line in lines), lines
+        assert any(";site\\x0aforged:\\x1b[31mred " in line for line in lines), lines
+        assert not any(line.startswith("forged") for line in lines)
+
+
+def test_a_targets_name_is_escaped_in_attach_errors(nmprof):
+    script = ("import ctypes, os, signal, time\n"
+              "ctypes.CDLL(None).prctl(15, b'\\x1b[2J\\nforged', 0, 0, 0)\n"
+              "print('ready', flush=True)\n"
+              "time.sleep(60)\n")
+    target = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert target.stdout.readline().strip() == "ready"
+        os.kill(target.pid, signal.SIGSTOP)
+        result = run(nmprof, "attach", target.pid, "--duration", "1", timeout=60)
+        one_line_error(result, "is stopped", "(\\x1b[2J)")  # comm ends at the newline
+        assert_harmless(result.stderr)
+    finally:
+        target.kill()
+        target.wait()

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "formats/profile/allocator_frames.h"
+#include "formats/text/utf8.h"
 
 namespace nmprof::profile {
 namespace {
@@ -83,7 +84,7 @@ void StackResolver::add_source_line(const jfr::Value& value, Frame& frame) {
   int64_t address = value.field("bytecodeIndex").integer();
   if (address <= 0) return;
   if (auto source = lines_.call_site(module->second.path, static_cast<uint64_t>(address))) {
-    frame.file = source->file;
+    frame.file = text::escape_controls(source->file);  // the module's debug information: untrusted too
     frame.line = source->line;
   }
 }
