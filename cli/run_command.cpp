@@ -18,6 +18,7 @@
 #include "cli/recording_merge.h"
 #include "cli/report/report_command.h"
 #include "cli/size_option.h"
+#include "cli/staging_directory.h"
 
 namespace nmprof::cli {
 namespace {
@@ -95,16 +96,16 @@ int run_command(const RunOptions& options) {
   fs::path output_dir = invoked_through_sudo()  ? fs::path("/tmp")
                         : output_parent.empty() ? fs::current_path()
                                                 : fs::absolute(output_parent);
-  std::string staging = (output_dir / ".nmprof-XXXXXX").string();
-  if (!mkdtemp(staging.data())) return fail(kExitFailure, "cannot create a directory in " + output_dir.string());
-  agent.file = staging + "/%p.jfr";
+  StagingDirectory staging;
+  if (!staging.create(output_dir.string(), &error)) return fail(kExitFailure, error);
+  agent.file = staging.path() + "/%p.jfr";
 
   time_t started = time(nullptr);
   ChildExit child;
   Environment env = {{"LD_PRELOAD", appended("LD_PRELOAD", agent_path)},
                      {"NMPROF_OPTIONS", format_agent_options(agent)}};
   if (!run_child(program, options.command, env, &child, &error)) {
-    fs::remove_all(staging);
+    staging.remove();
     return fail(kExitCannotRun, error);
   }
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import HERE, JDK17, JDK25, jfr_events, run
+from conftest import HERE, JDK17, JDK25, jfr_events, run, stack_of
 from test_attach import has_mixed_stack, java_methods, one_line_error, target  # noqa: F401 (target is a fixture)
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root, to create users and act as them")
@@ -595,3 +595,41 @@ def test_a_targets_name_is_escaped_in_attach_errors(nmprof):
     finally:
         target.kill()
         target.wait()
+
+
+# Item 2: the owner of the output's directory swaps run's staging directory while the
+# command runs, for one holding a link to a recording of root's and a FIFO. main
+# merged root's recording into the output (and a FIFO there hung it); now the
+# staging directory is reached only through the descriptor opened when it was made.
+def test_a_swapped_staging_directory_is_never_read(nmprof, programs, tmp_path, victim):
+    secret = victim.parent / "secret.jfr"
+    run(nmprof, "run", "-q", "--nativemem", "0", "-o", secret, "--", programs.c("known_totals.c"), 1, 1000, 100, 1,
+        check=0)
+    secret.chmod(0o600)
+    out_dir = Path(tempfile.mkdtemp(prefix="nmprof-evil-out-", dir="/var/tmp"))
+    os.chown(out_dir, *ids(EVIL_USER))
+    try:
+        stop = tmp_path / "stop"
+        proc = subprocess.Popen([str(nmprof), "run", "--nativemem", "64k", "-q", "-o", str(out_dir / "out.jfr"), "--",
+                                 str(programs.c("attach_target.c")), "loop", stop], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        assert proc.stdout.readline().strip() == "ready"
+        staging = next(out_dir.glob(".nmprof-*"))
+        deadline = time.monotonic() + 10
+        while not list(staging.glob("*.jfr")) and time.monotonic() < deadline:  # the agent wrote its first second
+            time.sleep(0.05)
+        swap = (f"import os\nos.rename({str(staging)!r}, {str(out_dir / 'moved')!r})\nos.mkdir({str(staging)!r})\n"
+                f"os.symlink({str(secret)!r}, {str(staging / '1.jfr')!r})\nos.mkfifo({str(staging / '2.jfr')!r})\n")
+        as_evil(sys.executable, "-c", swap, check=True)
+        stop.touch()
+        _, stderr = proc.communicate(timeout=30)
+        assert proc.returncode == 0, stderr
+        functions = {f for e in jfr_events(out_dir / "out.jfr", "profiler.Malloc") for f in stack_of(e)}
+        assert "attach_target!leaky_site" in functions
+        assert not any(f.startswith("known_totals!") for f in functions), functions
+        assert (staging / "1.jfr").is_symlink() and stat.S_ISFIFO((staging / "2.jfr").lstat().st_mode)
+    finally:
+        proc.kill()
+        shutil.rmtree(out_dir)
+        secret.unlink()
+
