@@ -291,3 +291,21 @@ def test_attach_dumps_convert_and_diff(nmprof, java_programs, tmp_path):
         assert diff["totals"]["allocated_change_bytes"] > 0  # the JVM went on allocating
     finally:
         t.kill()
+
+
+# Hostile testing, item 16: a recording joined with itself (`cat a.jfr a.jfr`) is
+# counted once, with a one-line note; main counted every sample twice.
+def test_a_recording_joined_with_itself_is_counted_once(nmprof, programs, leak_recording, tmp_path):
+    other = tmp_path / "other.jfr"
+    run(nmprof, "run", "-q", "--nativemem", "64k", "-o", other, "--", programs.c("known_totals.c"), 1, 20000, 100, 1,
+        check=0)
+    both = tmp_path / "both.jfr"
+    both.write_bytes(leak_recording.read_bytes() + other.read_bytes())
+    twice = tmp_path / "twice.jfr"
+    twice.write_bytes(both.read_bytes() * 2)
+    once = report_json(nmprof, both)
+    result = run(nmprof, "report", twice, "--format", "json", check=0)
+    assert json.loads(result.stdout)["totals"] == once["totals"]
+    notes = [line for line in result.stderr.splitlines() if "repeat" in line]
+    assert len(notes) == 1 and "counted once" in notes[0], result.stderr
+    assert notes[0].startswith("nmprof report: warning:") and " 2 chunks repeat" in notes[0]
