@@ -26,11 +26,11 @@
 #include "cli/output_check.h"
 #include "cli/output_writer.h"
 #include "common/safe_file.h"
-#include "formats/text/utf8.h"
 #include "cli/recording_merge.h"
 #include "cli/seconds_option.h"
 #include "cli/signals.h"
 #include "cli/report/report_command.h"
+#include "formats/text/utf8.h"
 
 namespace nmprof::cli {
 namespace {
@@ -285,7 +285,8 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
   if (exited) {
     if (!options.quiet) std::cerr << "nmprof: " << session.label() << " exited; collecting what it recorded\n";
   } else if (auto stopped = session.send({AttachCommand::Stop, {}}); !stopped) {
-    std::cerr << "nmprof: " << stopped.error().message << "; collecting what was written so far\n";
+    std::cerr << "nmprof: " << text::escape_controls(stopped.error().message)
+              << "; collecting what was written so far\n";
   }
   auto collected = collect(recording->get(), report::recording_path(output, options.keep_jfr));
   // Through the directory held open: also when the JVM has exited meanwhile.

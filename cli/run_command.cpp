@@ -19,6 +19,7 @@
 #include "cli/report/report_command.h"
 #include "cli/size_option.h"
 #include "cli/staging_directory.h"
+#include "formats/text/utf8.h"
 
 namespace nmprof::cli {
 namespace {
@@ -119,7 +120,9 @@ int run_command(const RunOptions& options) {
     fail(kExitFailure, error);
     return failed();
   }
-  for (const auto& warning : merged.warnings) std::cerr << "nmprof: warning: " << warning << "\n";
+  // They name files of the staging directory, which its parent's owner could name.
+  for (const auto& warning : merged.warnings)
+    std::cerr << "nmprof: warning: " << text::escape_controls(warning) << "\n";
   if (!merged.written && child.signal != 0) {
     // The program died before its recording could be written (SIGKILL, or a signal
     // nmprof does not catch).
