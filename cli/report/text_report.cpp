@@ -24,13 +24,6 @@ std::string styled(const Report& r, std::string_view style, const std::string& t
   return r.options.colour ? std::string(style) + text + std::string(kReset) : text;
 }
 
-// A command line on one line: its newlines and tabs shown as \n and \t.
-std::string one_line(const std::string& text) {
-  std::string out;
-  for (char c : text) out += c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : std::string(1, c);
-  return out;
-}
-
 bool multi_process(const Report& r) { return r.processes.size() > 1; }
 
 // The frames of stacks shown together, which are told apart when they are overloads.
@@ -81,7 +74,7 @@ void write_process_table(const Report& r, std::ostream& out) {
                        pad_left(format_bytes(s.allocated.bytes), 11);
     if (live) line += pad_left(s.live ? format_bytes(s.live->bytes) : "-", 11);
     line += "  ";
-    out << line << cut_end(proc.command.empty() ? "?" : one_line(proc.command), r.options.width - line.size()) << "\n";
+    out << line << cut_end(proc.command.empty() ? "?" : proc.command, r.options.width - line.size()) << "\n";
   }
 }
 
@@ -113,7 +106,7 @@ void write_header(const Report& r, std::ostream& out) {
   out << "\n";
   if (!multi_process(r) && !r.processes.empty()) {
     const auto& proc = p.processes[r.processes[0].process];
-    if (!proc.command.empty()) write_line(r, out, "Command", one_line(proc.command));
+    if (!proc.command.empty()) write_line(r, out, "Command", proc.command);  // one line: read escaped
     std::string about = proc.pid ? "pid " + std::to_string(proc.pid) : "pid unknown";
     if (proc.parent_pid) about += " (parent " + std::to_string(proc.parent_pid) + ")";
     if (!proc.host_name.empty()) about += " on " + proc.host_name;
