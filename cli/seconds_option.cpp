@@ -7,8 +7,10 @@
 namespace nmprof::cli {
 namespace {
 
+// 31536000 rather than 3.1536e+07.
 std::string number_text(double value) {
   std::ostringstream text;
+  text.precision(10);
   text << value;
   return text.str();
 }
