@@ -1,5 +1,6 @@
 #include "formats/jfr/reading/recording.h"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <tuple>
@@ -23,7 +24,14 @@ bool Recording::repeats_earlier_chunk(size_t offset) {
   if (header.size < kChunkHeaderSize || header.size > file_.size() - offset) return false;
   auto key = std::make_tuple(header.start_nanos, header.start_ticks, header.size);
   auto [seen, added] = first_offsets_.emplace(key, offset);
-  return !added && std::memcmp(file_.data() + seen->second, file_.data() + offset, header.size) == 0;
+  if (added) return false;
+  // In steps, telling the observer: a huge file's pages are let go as they are compared.
+  for (size_t at = 0; at < header.size; at += kPositionStep) {
+    size_t step = std::min<size_t>(kPositionStep, header.size - at);
+    if (std::memcmp(file_.data() + seen->second + at, file_.data() + offset + at, step) != 0) return false;
+    if (observer_) observer_(offset + at + step);
+  }
+  return true;
 }
 
 void Recording::for_each_chunk(const std::function<void(const Chunk&)>& visit) {
