@@ -33,15 +33,16 @@ std::optional<Timeline> timeline(const profile::TimeSeries& series, bool live, i
     t.allocated_bytes[bin] += b.allocated;
     if (!live || (b.live_change == 0 && b.peak_rise == 0)) continue;
     for (; next_bin < bin; next_bin++) t.live_bytes[next_bin] = now;
-    if (now + b.peak_rise > t.peak_live_bytes) {
-      t.peak_live_bytes = now + b.peak_rise;
-      t.peak_live_nanos =
-          when > start_nanos ? static_cast<int64_t>(static_cast<uint64_t>(when) - static_cast<uint64_t>(start_nanos)) : 0;
-    }
     now += b.live_change;
   }
-  if (live)
-    for (; next_bin < bins; next_bin++) t.live_bytes[next_bin] = now;
+  if (!live) return t;
+  for (; next_bin < bins; next_bin++) t.live_bytes[next_bin] = now;
+  if (auto peak = series.live_peak()) {
+    t.peak_live_bytes = peak->live_bytes;
+    t.peak_live_nanos = peak->time_nanos > start_nanos ? static_cast<int64_t>(static_cast<uint64_t>(peak->time_nanos) -
+                                                                              static_cast<uint64_t>(start_nanos))
+                                                       : 0;
+  }
   return t;
 }
 

@@ -2,7 +2,7 @@
 // bytes allocated per time bin (the allocation rate), estimated live bytes at the end
 // of each bin, and the peak of live bytes with when it happened. Made from the
 // profile's TimeSeries (filled while the recording was read, so it follows the
-// report's filters); the peak is as fine as that series' bins.
+// report's filters); the peak and its moment are exact (TimeSeries::live_peak).
 #pragma once
 
 #include <cstdint>
