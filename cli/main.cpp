@@ -80,10 +80,13 @@ void add_report_command(CLI::App& app, nmprof::report::ReportOptions& options) {
       ->type_name("BASE");
   report->add_flag("-q,--quiet", options.quiet, "Show no progress while reading a large recording");
   report->add_flag("--live", options.live, "Show what is still allocated at the end instead of what was allocated");
+  report->add_flag("--peak", options.peak,
+                   "Show what was allocated at the moment of the highest estimated live total (the peak) instead");
   nmprof::cli::add_report_view_options(report, options);
   report->footer(
       "Examples:\n"
       "  nmprof report app.jfr --live\n"
+      "  nmprof report app.jfr --peak\n"
       "  nmprof report app.jfr -o app.pb.gz && go tool pprof -top app.pb.gz\n"
       "  nmprof report app.jfr --format collapsed | flamegraph.pl > app.svg\n"
       "  nmprof report after.jfr --diff before.jfr --live\n"
