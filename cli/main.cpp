@@ -81,7 +81,8 @@ void add_report_command(CLI::App& app, nmprof::report::ReportOptions& options) {
   report->add_flag("-q,--quiet", options.quiet, "Show no progress while reading a large recording");
   report->add_flag("--live", options.live, "Show what is still allocated at the end instead of what was allocated");
   report->add_flag("--peak", options.peak,
-                   "Show what was allocated at the moment of the highest estimated live total (the peak) instead");
+                   "Show what was live at the moment of the highest estimated live total (the peak) instead of "
+                   "what was allocated");
   nmprof::cli::add_report_view_options(report, options);
   report->footer(
       "Examples:\n"
@@ -89,6 +90,7 @@ void add_report_command(CLI::App& app, nmprof::report::ReportOptions& options) {
       "  nmprof report app.jfr --peak\n"
       "  nmprof report app.jfr -o app.pb.gz && go tool pprof -top app.pb.gz\n"
       "  nmprof report app.jfr --format collapsed | flamegraph.pl > app.svg\n"
+      "  nmprof report app.jfr -o app.html      (a flame graph page with a chart of memory over the run)\n"
       "  nmprof report after.jfr --diff before.jfr --live\n"
       "  nmprof report app.jfr --by function --sort total --include '^parse'\n"
       "  nmprof report after.jfr --diff before.jfr --fail-on-growth 16m      (a CI gate: exit status 3)");

@@ -1,5 +1,6 @@
 #include "cli/report/flame_graph.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -141,10 +142,14 @@ void write_flame_graph(const profile::Profile& profile, const profile::Profile* 
   json.field("about", about_text(profile));
   json.field("diff", false);
   json.field("view", opens_on);
+  // Counts are numbers of samples, not estimates: Java heap samples, or unweighted ones.
+  bool sampled = view.source == profile::AllocationSource::JavaHeap ||
+                 std::any_of(profile.processes.begin(), profile.processes.end(), [](const auto& p) { return !p.weighted; });
+  json.field("counts", sampled ? "samples" : "estimates");
   if (peak) {
     json.key("peak");
     json.begin_object();
-    json.field("at", peak->time_nanos - recording_span(profile).start_nanos);
+    json.field("at", nanos_since(recording_span(profile).start_nanos, peak->time_nanos));
     json.field("bytes", rounded(peak->live_bytes));
     json.end_object();
   }

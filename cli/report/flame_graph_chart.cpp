@@ -107,10 +107,14 @@ void Chart::write(JsonWriter& json, size_t rows) const {
   auto cell = cells_.begin();
   for (uint32_t row = 0; row < rows; row++) {
     json.begin_array();
+    size_t previous = 0;
     for (; cell != cells_.end() && std::get<0>(cell->first) == row; ++cell) {
       const auto& [key, totals] = *cell;
-      json.value(static_cast<uint64_t>(std::get<1>(key)));
-      json.value(std::get<2>(key));
+      size_t allocated = std::get<1>(key);
+      int64_t freed = std::get<2>(key);
+      json.value(static_cast<uint64_t>(allocated - previous));
+      json.value(freed < 0 ? int64_t{-1} : freed - static_cast<int64_t>(allocated));
+      previous = allocated;
       json.value(rounded(totals.bytes));
       json.value(rounded(totals.count));
     }

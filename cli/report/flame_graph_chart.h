@@ -30,8 +30,9 @@ class Chart {
   bool empty() const { return count_ == 0; }
 
   // "time": {start, bin, bins, end (ns, from the start of the recording), high (per
-  // bin; with live data)}, and "cells": per row, flat [allocated bin, freed bin (-1: not
-  // freed), bytes, count] quadruples.
+  // bin; with live data)}, and "cells": per row, flat quadruples in order of allocated
+  // bin [allocated bin less the previous cell's, bins until freed (-1: not freed),
+  // bytes, count]: short numbers.
   void write(JsonWriter& json, size_t rows) const;
 
  private:

@@ -28,8 +28,8 @@ main { padding: 0 16px 24px; }
 #chart { display: block; width: 100%; height: 132px; cursor: crosshair; user-select: none; }
 #chart text { font: 11px system-ui, sans-serif; fill: var(--muted); }
 #chart .peak-label { fill: #b42318; font-weight: 600; }
-#chart-read { position: absolute; top: 0; right: 0; color: var(--muted); font-size: 12px; pointer-events: none; }
-#status { display: flex; flex-wrap: wrap; gap: 4px 18px; align-items: baseline; margin: 10px 0 4px; }
+#chart-read { min-height: 1.4em; text-align: right; color: var(--muted); font-size: 12px; }
+#status { display: flex; flex-wrap: wrap; gap: 4px 18px; align-items: baseline; margin: 4px 0; }
 #total { font-weight: 600; }
 #match { color: #8250df; }
 #hidden, #norm-note { color: var(--muted); }
@@ -117,7 +117,7 @@ const nodeCount = data.nodes.length / 3 + 1;
 const main = { parent: new Int32Array(nodeCount), frame: new Int32Array(nodeCount), loc: new Int32Array(nodeCount) };
 main.parent[0] = main.frame[0] = main.loc[0] = -1;
 for (let i = 1; i < nodeCount; i++) {
-  main.parent[i] = data.nodes[3 * i - 3]; main.frame[i] = data.nodes[3 * i - 2]; main.loc[i] = data.nodes[3 * i - 1];
+  main.parent[i] = i - data.nodes[3 * i - 3]; main.frame[i] = data.nodes[3 * i - 2]; main.loc[i] = data.nodes[3 * i - 1];
 }
 const stride = 1 + 2 * data.columns.length, rowCount = data.rows.length / stride;
 const rowNode = new Int32Array(rowCount);
@@ -135,9 +135,11 @@ function column(name) {  // {bytes, count} per row, or undefined
 }
 const sum = a => a.reduce((x, y) => x + y, 0);
 
-// ---- colours: a library's (native frames), or a kind's (Java, PHP); a legend of them
-const KIND_COLOURS = { java: "#74c69d", jit: "#74c69d", interpreted: "#a8dcb0", inlined: "#c3e8cd",
-                       "java-native": "#8ecae6", php: "#b39ddb" };
+// ---- colours: a library's (native frames), or a kind's (Java, PHP; the JDK's own Java
+// methods apart from the program's); a legend of them
+const KIND_COLOURS = { java: "#6cc28e", jit: "#6cc28e", interpreted: "#9fd6ad", inlined: "#8fd3c4",
+                       JDK: "#c2e6cb", "java-native": "#8ecae6", php: "#b39ddb", kernel: "#e07a5f" };
+const JAVA_KINDS = new Set(["java", "jit", "interpreted", "inlined"]), JDK = /^(java|javax|jdk|sun|com\.sun)\./;
 const PALETTE = ["#f2c14e", "#e8735a", "#f0a3b5", "#d9a15b", "#bfa58a", "#f28f3b", "#e3d26f", "#c97b63",
                  "#f5c6a5", "#a89f91"];
 const OTHER = "#d6d0c4";
@@ -146,7 +148,8 @@ const categories = [], categoryOf = new Int32Array(frameCount);
   const ids = new Map();
   frames.forEach(([name, kind, library], f) => {
     const kindName = data.kinds[kind];
-    const key = library >= 0 && !(kindName in KIND_COLOURS) ? "lib:" + data.libraries[library] : "kind:" + kindName;
+    const key = library >= 0 && !(kindName in KIND_COLOURS) ? "lib:" + data.libraries[library]
+              : JAVA_KINDS.has(kindName) && JDK.test(name) ? "kind:JDK" : "kind:" + kindName;
     if (!ids.has(key)) {
       ids.set(key, categories.length);
       categories.push({ name: key.slice(key.indexOf(":") + 1), library: key.startsWith("lib:"), through: 0, self: 0 });
@@ -165,45 +168,62 @@ const categories = [], categoryOf = new Int32Array(frameCount);
   const libraries = categories.filter(c => c.library)
     .sort((a, b) => b.through - a.through || b.self - a.self || (a.name < b.name ? -1 : 1));
   libraries.forEach((c, i) => { c.colour = i < PALETTE.length ? PALETTE[i] : OTHER; });
-  categories.forEach(c => { if (!c.library) c.colour = KIND_COLOURS[c.name] || (c.name === "kernel" ? "#e07a5f" : OTHER); });
+  categories.forEach(c => { if (!c.library) c.colour = KIND_COLOURS[c.name] || OTHER; });
   categories.forEach((c, i) => { c.rank = c.library ? libraries.indexOf(c) : -1; c.id = i; });
 }
 
-// ---- callers (inverted): a tree from each row's innermost frame outwards, built once
+// ---- callers (inverted): a tree from each row's innermost frame outwards, built once.
+// A node per (parent, frame) at most once per step of a path: arrays that long, and
+// an open-addressing table of (parent, frame) twice that.
 let invertedTree = null;
 function inverted() {
   if (invertedTree) return invertedTree;
-  const parent = [-1], frame = [-1], loc = [-1], ids = new Map(), paths = [];
+  let steps = 0;
+  for (let r = 0; r < rowCount; r++) for (let n = rowNode[r]; n > 0; n = main.parent[n]) steps++;
+  const parent = new Int32Array(steps + 1), frame = new Int32Array(steps + 1), loc = new Int32Array(steps + 1);
+  parent[0] = frame[0] = loc[0] = -1;
+  let bits = 1;
+  while ((1 << bits) < 2 * (steps + 1)) bits++;
+  const mask = (1 << bits) - 1, slots = new Int32Array(mask + 1).fill(-1);
+  const paths = new Int32Array(steps), pathStart = new Int32Array(rowCount + 1);
+  let size = 1, k = 0;
   for (let r = 0; r < rowCount; r++) {
-    const path = [];
+    pathStart[r] = k;
     let at = 0;
     for (let n = rowNode[r]; n > 0; n = main.parent[n]) {
-      const key = at * frameCount + main.frame[n];
-      let id = ids.get(key);
-      if (id === undefined) {
-        id = parent.length;
-        ids.set(key, id);
-        parent.push(at); frame.push(main.frame[n]); loc.push(main.loc[n]);
+      const f = main.frame[n];
+      let h = (Math.imul(at, 0x9E3779B1) ^ Math.imul(f + 1, 0x85EBCA6B)) & mask, id;
+      while ((id = slots[h]) >= 0 && !(parent[id] === at && frame[id] === f)) h = (h + 1) & mask;
+      if (id < 0) {
+        id = size++;
+        slots[h] = id; parent[id] = at; frame[id] = f; loc[id] = main.loc[n];
       } else if (loc[id] !== main.loc[n]) {
         loc[id] = -1;  // frames of several places
       }
-      path.push(id);
+      paths[k++] = id;
       at = id;
     }
-    paths.push(Int32Array.from(path));
   }
-  invertedTree = { parent: Int32Array.from(parent), frame: Int32Array.from(frame), loc: Int32Array.from(loc), paths };
+  pathStart[rowCount] = k;
+  invertedTree = { parent: parent.slice(0, size), frame: frame.slice(0, size), loc: loc.slice(0, size), paths, pathStart };
   return invertedTree;
 }
-// Children lists, by name, made once per tree.
+// Each node's children, by name: node n's are list[start[n]] to list[start[n + 1] - 1].
+// Made once per tree.
+const frameRank = new Int32Array(frameCount);
+Array.from(frames.keys()).sort((a, b) => (frames[a][0] < frames[b][0] ? -1 : frames[a][0] > frames[b][0] ? 1 : a - b))
+  .forEach((f, i) => { frameRank[f] = i; });
 function children(tree) {
   if (tree.children) return tree.children;
-  const lists = Array.from({ length: tree.parent.length }, () => []);
-  for (let n = 1; n < tree.parent.length; n++) lists[tree.parent[n]].push(n);
-  const name = n => frames[tree.frame[n]][0];
-  for (const list of lists) if (list.length > 1) list.sort((a, b) => (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : a - b));
-  tree.children = lists;
-  return lists;
+  const size = tree.parent.length, start = new Int32Array(size + 1), list = new Int32Array(Math.max(size - 1, 0));
+  for (let n = 1; n < size; n++) start[tree.parent[n] + 1]++;
+  for (let n = 0; n < size; n++) start[n + 1] += start[n];
+  const next = start.slice(0, size);
+  for (let n = 1; n < size; n++) list[next[tree.parent[n]]++] = n;
+  const byName = (a, b) => frameRank[tree.frame[a]] - frameRank[tree.frame[b]] || a - b;
+  for (let n = 0; n < size; n++) if (start[n + 1] - start[n] > 1) list.subarray(start[n], start[n + 1]).sort(byName);
+  tree.children = { start, list };
+  return tree.children;
 }
 // Per node: total bytes and count of the rows below it (and of the base in a diff);
 // self: of the rows ending at it (callees' tree only).
@@ -215,7 +235,10 @@ function accumulate(tree, values) {
     if (b === 0 && n === 0 && old === 0) continue;
     if (tree.paths) {
       total[0] += b; counts[0] += n; if (base) base[0] += old;
-      for (const id of tree.paths[r]) { total[id] += b; counts[id] += n; if (base) base[id] += old; }
+      for (let k = tree.pathStart[r]; k < tree.pathStart[r + 1]; k++) {
+        const id = tree.paths[k];
+        total[id] += b; counts[id] += n; if (base) base[id] += old;
+      }
     } else {
       const at = rowNode[r];
       total[at] += b; counts[at] += n; self[at] += b; if (base) base[at] += old;
@@ -229,34 +252,51 @@ function accumulate(tree, values) {
   return { total, counts, self, base };
 }
 
-// ---- time: the chart's bins and, per row, cells [allocated bin, freed bin or -1, bytes, count]
-const time = data.time || null, cells = data.cells || [];
-const hasLive = data.columns.includes("live");
+// ---- time: the chart's bins, and per row the cells of when its blocks were allocated
+// and freed: row r's are cells start[r] to start[r + 1] - 1, freed -1 when not freed.
+const time = data.time || null, hasLive = data.columns.includes("live");
+const cell = { start: new Int32Array(rowCount + 1) };
+{
+  const given = data.cells || [];
+  const size = given.reduce((n, c) => n + c.length / 4, 0);
+  Object.assign(cell, { allocated: new Int32Array(size), freed: new Int32Array(size), bytes: new Float64Array(size),
+                        count: new Float64Array(size) });
+  let k = 0;
+  for (let r = 0; r < rowCount; r++) {
+    cell.start[r] = k;
+    const c = given[r] || [];
+    for (let i = 0, at = 0; i < c.length; i += 4, k++) {
+      at += c[i];
+      cell.allocated[k] = at;
+      cell.freed[k] = c[i + 1] < 0 ? -1 : at + c[i + 1];
+      cell.bytes[k] = c[i + 2];
+      cell.count[k] = c[i + 3];
+    }
+  }
+  cell.start[rowCount] = k;
+}
 const binStart = b => time.start + b * time.bin;  // ns from the start of the recording
-function binAt(ns) { return Math.min(time.bins - 1, Math.max(0, Math.floor((ns - time.start) / time.bin))); }
+const timeX = (ns, width) => ((ns - time.start) / (time.bins * time.bin)) * width;  // on a chart `width` wide
 // Allocated in bins [from, to]; with `live`, only what was not freed by the end of `to`.
 function selected(from, to, live) {
   const b = new Float64Array(rowCount), n = new Float64Array(rowCount);
-  for (let r = 0; r < rowCount; r++) {
-    const c = cells[r];
-    if (!c) continue;
-    for (let i = 0; i < c.length; i += 4) {
-      if (c[i] < from || c[i] > to || (live && c[i + 1] >= 0 && c[i + 1] <= to)) continue;
-      b[r] += c[i + 2]; n[r] += c[i + 3];
+  for (let r = 0; r < rowCount; r++)
+    for (let k = cell.start[r]; k < cell.start[r + 1]; k++) {
+      const at = cell.allocated[k], freed = cell.freed[k];
+      if (at < from || at > to || (live && freed >= 0 && freed <= to)) continue;
+      b[r] += cell.bytes[k]; n[r] += cell.count[k];
     }
-  }
   return { bytes: b, count: n };
 }
 let perBin = null;  // allocated bytes, and live bytes at the end, of each bin
 function binTotals() {
   if (perBin) return perBin;
   const allocated = new Float64Array(time.bins), change = new Float64Array(time.bins + 1), live = new Float64Array(time.bins);
-  for (const c of cells)
-    for (let i = 0; i < c.length; i += 4) {
-      allocated[c[i]] += c[i + 2];
-      change[c[i]] += c[i + 2];
-      change[c[i + 1] >= 0 ? c[i + 1] : time.bins] -= c[i + 2];
-    }
+  for (let k = 0; k < cell.allocated.length; k++) {
+    allocated[cell.allocated[k]] += cell.bytes[k];
+    change[cell.allocated[k]] += cell.bytes[k];
+    change[cell.freed[k] >= 0 ? cell.freed[k] : time.bins] -= cell.bytes[k];
+  }
   for (let b = 0, now = 0; b < time.bins; b++) { now += change[b]; live[b] = now; }
   perBin = { allocated, live };
   return perBin;
@@ -332,7 +372,8 @@ function chainOf(tree, path) {
   if (!path) return chain;
   const kids = children(tree);
   for (const name of path.split(";")) {
-    const next = kids[chain[chain.length - 1]].find(c => frames[tree.frame[c]][0] === name);
+    const at = chain[chain.length - 1];
+    const next = kids.list.subarray(kids.start[at], kids.start[at + 1]).find(c => frames[tree.frame[c]][0] === name);
     if (next === undefined) return [0];
     chain.push(next);
   }
@@ -372,8 +413,8 @@ function render() {
     draw(n, left, acc.total[n] / width, d, path, false);
     depth = Math.max(depth, d);
     let x = left;
-    for (const c of kids[n]) {
-      const share = acc.total[c] / width;
+    for (let i = kids.start[n]; i < kids.start[n + 1]; i++) {
+      const c = kids.list[i], share = acc.total[c] / width;
       if (share <= 0) continue;
       if (share < MIN_SHARE) { hiddenFrames++; hiddenBytes += acc.total[c]; }
       else walk(c, x, d + 1, (path ? path + ";" : "") + frames[tree.frame[c]][0]);
@@ -392,7 +433,7 @@ function render() {
   if (hits) {
     const visit = n => {
       if (n !== 0 && hits[tree.frame[n]]) { matched += acc.total[n]; return; }
-      for (const c of kids[n]) if (acc.total[c] > 0) visit(c);
+      for (let i = kids.start[n]; i < kids.start[n + 1]; i++) if (acc.total[kids.list[i]] > 0) visit(kids.list[i]);
     };
     visit(0);
   }
@@ -406,11 +447,16 @@ function render() {
   legend(values, drawn);
 }
 
+// "~1,234 allocations" ("blocks" when live), or "12 samples" when counts are not estimates.
+function counted(n) {
+  if (data.counts === "samples") return count(n) + " samples";
+  return "~" + count(n) + (state.view === "allocated" ? " allocations" : " blocks");
+}
+
 function status(values, whole) {
-  const blocks = state.view === "allocated" ? " allocations" : " blocks";
   let text = viewLabel(state.view);
   if (state.view === "peak" && data.peak) text += ", " + duration(data.peak.at) + " into the run";
-  text += ": " + bytes(whole) + " in ~" + count(sum(values.count)) + blocks;
+  text += ": " + bytes(whole) + " in " + counted(sum(values.count));
   if (!data.diff && state.to === null && state.view !== "live" && hasLive) text += " (live at the end: " + bytes(sum(column("live").bytes)) + ")";
   let note = "";
   if (data.diff) {
@@ -488,8 +534,7 @@ function showTip(n, event) {
     const loc = tree.loc[n];
     if (loc >= 0) row(table, "source", data.locations[loc]);
   }
-  const noun = state.view === "allocated" ? " allocations" : " blocks";
-  const amount = (b, c) => bytes(b) + " \u00b7 " + percent(b / (whole || 1)) + " of the view \u00b7 ~" + count(c) + noun;
+  const amount = (b, c) => bytes(b) + " \u00b7 " + percent(b / (whole || 1)) + " of the view \u00b7 " + counted(c);
   if (data.diff) {
     const now = acc.total[n], before = acc.base[n];
     const factor = shown.values.factor;
@@ -556,7 +601,7 @@ function drawChart() {
     svg(chart, "path", { d, fill: "rgba(9,105,218,.16)", stroke: "#0969da", "stroke-width": 1.2, "stroke-linejoin": "round" });
     svg(chart, "text", { x: 4, y: CHART.top - 4 }).textContent = "live, up to " + bytes(top);
     if (data.peak) {
-      const px = Math.min(w - 1, Math.max(1, ((data.peak.at - time.start) / (time.bins * time.bin)) * w)), py = y(data.peak.bytes);
+      const px = Math.min(w - 1, Math.max(1, timeX(data.peak.at, w))), py = y(data.peak.bytes);
       svg(chart, "line", { x1: px, x2: px, y1: CHART.top, y2: CHART.barBottom, stroke: "#d1242f", "stroke-dasharray": "3 3", id: "peak-line" });
       svg(chart, "circle", { cx: px, cy: py, r: 4.5, fill: "#d1242f", stroke: "#fff", "stroke-width": 1.5, id: "peak-mark" });
       const label = svg(chart, "text", { x: px + (px > w * 0.7 ? -8 : 8), y: Math.max(CHART.top + 10, py + 4), class: "peak-label",
@@ -566,7 +611,7 @@ function drawChart() {
   }
   const span = time.bins * time.bin, step = tickStep(span / 5);
   for (let t = Math.max(0, Math.ceil(time.start / step) * step); t <= time.start + span; t += step) {
-    const at = ((t - time.start) / span) * w;
+    const at = timeX(t, w);
     svg(chart, "line", { x1: at, x2: at, y1: CHART.barBottom, y2: CHART.barBottom + 4, stroke: "#8c959f" });
     svg(chart, "text", { x: at, y: CHART.height - 4, "text-anchor": at < 20 ? "start" : at > w - 20 ? "end" : "middle" })
       .textContent = t === 0 ? "0" : duration(t);
@@ -605,9 +650,10 @@ chart.onmousedown = e => {
     window.removeEventListener("mousemove", move);
     window.removeEventListener("mouseup", up);
     dragFrom = null;
-    if (Math.abs(m.clientX - startX) < 4) {  // a click: what was live at that moment
-      const peakBin = data.peak ? binAt(data.peak.at) : -1;
-      if (start === peakBin) { state.view = "peak"; state.from = state.to = null; }
+    if (Math.abs(m.clientX - startX) < 4) {  // a click: what was live at that moment (at the peak's mark, the peak)
+      const box = chart.getBoundingClientRect();
+      const nearPeak = data.peak && Math.abs(startX - box.left - timeX(data.peak.at, box.width)) <= 4;
+      if (nearPeak) { state.view = "peak"; state.from = state.to = null; }
       else { state.from = 0; state.to = start; if (hasLive) state.view = "live"; }
     } else {  // a range: what was allocated in it
       const b = chartBin(m);

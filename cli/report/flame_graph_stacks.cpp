@@ -96,7 +96,7 @@ void StackTree::write(JsonWriter& json) const {
   json.begin_array();
   for (size_t i = 1; i < nodes_.size(); i++) {
     std::string location = location_text(nodes_[i].sources);
-    json.value(static_cast<int64_t>(nodes_[i].parent));
+    json.value(static_cast<int64_t>(i - nodes_[i].parent));  // how far back the parent is: short numbers
     json.value(static_cast<int64_t>(nodes_[i].frame));
     json.value(location.empty() ? int64_t{-1} : static_cast<int64_t>(intern(location, locations, location_ids)));
   }

@@ -27,8 +27,8 @@ class StackTree {
 
   // Fields of the page's data: "kinds" and "libraries" (names), "frames" ([name, kind,
   // library] per frame, library -1 for none), "locations" (texts) and "nodes" (flat
-  // parent, frame, location triples for nodes 1..n, node 0 being the root; location -1
-  // for none).
+  // triples for nodes 1..n, node 0 being the root: how far before the node its parent
+  // is, its frame, its location or -1).
   void write(JsonWriter& json) const;
 
  private:

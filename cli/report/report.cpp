@@ -155,7 +155,7 @@ profile::TimeSeries::Peak live_peak(const Profile& whole) {
 }
 
 PeakMoment peak_moment(const Profile& whole) {
-  return {live_peak(whole).time_nanos - recording_span(whole).start_nanos, heap_view(whole).live};
+  return {nanos_since(recording_span(whole).start_nanos, live_peak(whole).time_nanos), heap_view(whole).live};
 }
 
 Report build_peak_report(const Profile& whole, const Profile& at_peak, const ReportOptions& options) {

@@ -7,6 +7,10 @@
 
 namespace nmprof::report {
 
+int64_t nanos_since(int64_t start, int64_t time) {
+  return time > start ? static_cast<int64_t>(static_cast<uint64_t>(time) - static_cast<uint64_t>(start)) : 0;
+}
+
 std::optional<Timeline> timeline(const profile::TimeSeries& series, bool live, int64_t start_nanos,
                                  int64_t end_nanos, size_t bins) {
   if (end_nanos <= start_nanos || bins == 0 || series.empty()) return std::nullopt;
@@ -39,9 +43,7 @@ std::optional<Timeline> timeline(const profile::TimeSeries& series, bool live, i
   for (; next_bin < bins; next_bin++) t.live_bytes[next_bin] = now;
   if (auto peak = series.live_peak()) {
     t.peak_live_bytes = peak->live_bytes;
-    t.peak_live_nanos = peak->time_nanos > start_nanos ? static_cast<int64_t>(static_cast<uint64_t>(peak->time_nanos) -
-                                                                              static_cast<uint64_t>(start_nanos))
-                                                       : 0;
+    t.peak_live_nanos = nanos_since(start_nanos, peak->time_nanos);
   }
   return t;
 }

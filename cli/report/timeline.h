@@ -24,6 +24,10 @@ struct Timeline {
   int64_t peak_live_nanos = 0;  // since start_nanos
 };
 
+// How long after `start` `time` is (0 when not after it), whatever the two times (a
+// damaged file's may be any int64).
+int64_t nanos_since(int64_t start, int64_t time);
+
 // `bins` equal bins over [start, end]; live bytes only when `live` (the recording
 // tracked frees). Nothing when the span or the series is empty.
 std::optional<Timeline> timeline(const profile::TimeSeries& series, bool live, int64_t start_nanos,
