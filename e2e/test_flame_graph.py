@@ -283,15 +283,16 @@ def test_chart_moment_and_range_match_the_report_at_those_times(nmprof, browser,
 
 
 def test_diff_is_normalised_red_grew_blue_shrank(nmprof, programs, browser, tmp_path):
-    def known_totals(name, small, medium):
+    def known_totals(name, small, medium, large):
         out = tmp_path / name
-        run(nmprof, "run", "-q", "--nativemem", "0", "-o", out, "--", programs.c("known_totals.c"), 1, small, medium, 4,
-            check=0)
+        run(nmprof, "run", "-q", "--nativemem", "0", "-o", out, "--", programs.c("known_totals.c"), 1, small, medium,
+            large, check=0)
         return out
 
-    # site_medium allocates 5 times as much in the new run, site_small 10 times less.
-    base = known_totals("base.jfr", 200000, 5000)
-    new = known_totals("new.jfr", 20000, 25000)
+    # site_medium allocates 5 times as much in the new run, site_small 10 times less,
+    # site_large nothing.
+    base = known_totals("base.jfr", 200000, 5000, 4)
+    new = known_totals("new.jfr", 20000, 25000, 0)
     html = tmp_path / "diff.html"
     run(nmprof, "report", new, "--diff", base, "-o", html, check=0)
 
@@ -315,6 +316,9 @@ def test_diff_is_normalised_red_grew_blue_shrank(nmprof, programs, browser, tmp_
     assert blue > 180 and blue > red + 60, small  # shrank: blue
     note = browser.eval("document.getElementById('norm-note').textContent")
     assert f"\u00d7{factor:.3f}" in note, note
+    gone = re.search(r"gone since the base \(not drawn\): 1 stack, ([\d.]+) MiB", note)
+    assert gone, note  # site_large, which has no width in the new recording
+    assert float(gone.group(1)) == pytest.approx(factor * site_bytes(reports[0], "site_large") / (1 << 20), rel=0.005)
     assert browser.eval("document.querySelector('#legend .bar') !== null")
 
     browser.open(html.as_uri() + "#norm=0")

@@ -100,6 +100,9 @@ def test_peak_needs_live_data_and_no_diff(nmprof, programs, phases, tmp_path):
         check=0)
     result = run(nmprof, "report", no_live, "--peak", check=1)
     assert len(result.stderr.strip().splitlines()) == 1 and "no live data" in result.stderr, result.stderr
+    for view in ("--peak", "--live"):  # a page cannot open on a view it does not have
+        result = run(nmprof, "report", no_live, view, "-o", tmp_path / "refused.html", check=1)
+        assert len(result.stderr.strip().splitlines()) == 1 and "no live data" in result.stderr, result.stderr
     html = tmp_path / "no_live.html"
     run(nmprof, "report", no_live, "-o", html, check=0)  # a page without a peak view
     assert '"peak"' not in html.read_text().split('"columns"')[1].split("]")[0]

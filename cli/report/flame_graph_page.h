@@ -26,7 +26,8 @@ kbd { font: 11px ui-monospace, monospace; border: 1px solid var(--line); border-
 main { padding: 0 16px 24px; }
 #chart-box { position: relative; margin-top: 10px; }
 #chart { display: block; width: 100%; height: 132px; cursor: crosshair; user-select: none; }
-#chart text { font: 11px system-ui, sans-serif; fill: var(--muted); }
+#chart text { font: 11px system-ui, sans-serif; fill: var(--muted); paint-order: stroke; stroke: #fff; stroke-width: 3px;
+              stroke-linejoin: round; }
 #chart .peak-label { fill: #b42318; font-weight: 600; }
 #chart-read { min-height: 1.4em; text-align: right; color: var(--muted); font-size: 12px; }
 #status { display: flex; flex-wrap: wrap; gap: 4px 18px; align-items: baseline; margin: 4px 0; }
@@ -366,6 +367,8 @@ function matcher() {
   if (!state.search) return null;
   try { return new RegExp(state.search); } catch (e) { return null; }
 }
+// A frame's name in a path of names: ";" separates them (as in collapsed stacks).
+const pathName = f => frames[f][0].replaceAll(";", ":");
 // The zoomed node's chain from the root, by the names of its path.
 function chainOf(tree, path) {
   const chain = [0];
@@ -373,7 +376,7 @@ function chainOf(tree, path) {
   const kids = children(tree);
   for (const name of path.split(";")) {
     const at = chain[chain.length - 1];
-    const next = kids.list.subarray(kids.start[at], kids.start[at + 1]).find(c => frames[tree.frame[c]][0] === name);
+    const next = kids.list.subarray(kids.start[at], kids.start[at + 1]).find(c => pathName(tree.frame[c]) === name);
     if (next === undefined) return [0];
     chain.push(next);
   }
@@ -407,7 +410,7 @@ function render() {
   let path = "";
   chain.slice(0, -1).forEach((n, i) => {
     draw(n, 0, 1, i, path, true);
-    path += (i ? ";" : "") + frames[tree.frame[chain[i + 1]]][0];
+    path += (i ? ";" : "") + pathName(tree.frame[chain[i + 1]]);
   });
   const walk = (n, left, d, path) => {
     draw(n, left, acc.total[n] / width, d, path, false);
@@ -417,7 +420,7 @@ function render() {
       const c = kids.list[i], share = acc.total[c] / width;
       if (share <= 0) continue;
       if (share < MIN_SHARE) { hiddenFrames++; hiddenBytes += acc.total[c]; }
-      else walk(c, x, d + 1, (path ? path + ";" : "") + frames[tree.frame[c]][0]);
+      else walk(c, x, d + 1, (path ? path + ";" : "") + pathName(tree.frame[c]));
       x += share;
     }
   };
@@ -466,6 +469,9 @@ function status(values, whole) {
     note = values.normalised ? "normalised: the base scaled \u00d7" + values.factor.toFixed(3) +
                                  " to this total, so colours and changes are of shares"
                                : "base as recorded: colours and changes are of bytes";
+    let gone = 0, stacks = 0;  // no width in this recording: not drawn
+    for (let r = 0; r < rowCount; r++) if (values.bytes[r] === 0 && values.base[r] > 0) { gone += values.base[r]; stacks++; }
+    if (stacks) note += "; gone since the base (not drawn): " + count(stacks) + (stacks === 1 ? " stack, " : " stacks, ") + bytes(gone);
   }
   $("total").textContent = text;
   $("total").dataset.bytes = Math.round(whole);

@@ -42,7 +42,7 @@ void write_profile(const profile::Profile& profile, const profile::Profile* at_p
                    Format format, std::ostream& out) {
   bool live = options.live || options.peak;
   const profile::Profile& viewed = options.peak ? *at_peak : profile;
-  if (live && format != Format::Html) check_live_view(viewed);
+  if (live) check_live_view(viewed);
   switch (format) {
     case Format::Pprof: {
       pprof::Profile converted = to_pprof(viewed, heap_view(viewed, true), live);

@@ -1,4 +1,4 @@
-// Estimates over samples: what a profile sums per allocation, stack or view.
+// What a profile sums per allocation, stack or view.
 #pragma once
 
 #include <cstdint>
