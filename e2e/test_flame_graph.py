@@ -174,7 +174,8 @@ def test_tooltip_tells_library_source_self_and_total(nmprof, browser, phases):
     site = next(f for p, f in frames(browser).items() if p.endswith(";load;site_cache"))
     browser.mouse("mouseMoved", site["left"] + 10, (site["top"] + site["bottom"]) / 2)
     tip = browser.eval("document.getElementById('tip').innerText")
-    assert re.search(r"self\s+7\.81 MiB \u00b7 [\d.]+% \(allocated in it\)", tip), tip  # 2,000 blocks of 4 KiB
+    # 2,000 blocks of 4 KiB, every one sampled
+    assert re.search(r"self\s+7\.81 MiB \u00b7 [\d.]+% of the view \u00b7 ~2,000 allocations \(in it\)", tip), tip
 
 
 def test_callers_view_starts_from_the_allocating_functions(browser, phases):

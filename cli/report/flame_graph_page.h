@@ -230,7 +230,7 @@ function children(tree) {
 // self: of the rows ending at it (callees' tree only).
 function accumulate(tree, values) {
   const size = tree.parent.length, total = new Float64Array(size), counts = new Float64Array(size);
-  const self = new Float64Array(size), base = values.base ? new Float64Array(size) : null;
+  const self = new Float64Array(size), selfCounts = new Float64Array(size), base = values.base ? new Float64Array(size) : null;
   for (let r = 0; r < rowCount; r++) {
     const b = values.bytes[r], n = values.count[r], old = base ? values.base[r] : 0;
     if (b === 0 && n === 0 && old === 0) continue;
@@ -242,7 +242,7 @@ function accumulate(tree, values) {
       }
     } else {
       const at = rowNode[r];
-      total[at] += b; counts[at] += n; self[at] += b; if (base) base[at] += old;
+      total[at] += b; counts[at] += n; self[at] += b; selfCounts[at] += n; if (base) base[at] += old;
     }
   }
   if (!tree.paths)
@@ -250,7 +250,7 @@ function accumulate(tree, values) {
       const p = tree.parent[n];
       total[p] += total[n]; counts[p] += counts[n]; if (base) base[p] += base[n];
     }
-  return { total, counts, self, base };
+  return { total, counts, self, selfCounts, base };
 }
 
 // ---- time: the chart's bins, and per row the cells of when its blocks were allocated
@@ -549,7 +549,7 @@ function showTip(n, event) {
     row(table, "change", signedBytes(now - before) + (before > 0 ? "  " + (now >= before ? "+" : "") + percent((now - before) / before) : "  new"));
   } else {
     row(table, state.inverted ? "through it" : "total", amount(acc.total[n], acc.counts[n]));
-    if (!state.inverted && acc.self[n] > 0) row(table, "self", bytes(acc.self[n]) + " \u00b7 " + percent(acc.self[n] / (whole || 1)) + " (allocated in it)");
+    if (!state.inverted && acc.self[n] > 0) row(table, "self", amount(acc.self[n], acc.selfCounts[n]) + " (in it)");
   }
   tip.style.display = "block";
   const x = Math.min(event.clientX + 14, window.innerWidth - tip.offsetWidth - 8);
