@@ -189,4 +189,10 @@ const Metadata& nmprof_metadata() {
 
 Metadata nmprof_metadata(std::span<const std::string> context_attributes) { return build(context_attributes); }
 
+bool is_malloc_field(std::string_view name) {
+  for (const FieldDecl& field : malloc_fields({}))
+    if (field.name == name) return true;
+  return false;
+}
+
 }  // namespace nmprof::jfr::schema

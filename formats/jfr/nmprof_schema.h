@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "formats/jfr/metadata.h"
 
@@ -101,5 +102,8 @@ const Metadata& nmprof_metadata();
 // The same, with one java.lang.String field per context attribute after
 // localRootSpanId, named as declared, in that order.
 Metadata nmprof_metadata(std::span<const std::string> context_attributes);
+// Whether profiler.Malloc has a field of its own (not an attribute) of this name: an
+// attribute cannot take it.
+bool is_malloc_field(std::string_view name);
 
 }  // namespace nmprof::jfr::schema
