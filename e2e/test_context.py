@@ -192,6 +192,7 @@ def one_line_usage_error(result, *words):
     (["--context-attributes", ""], ["bad context attribute name ''"]),
     (["--context-attributes", "route,route"], ["declared twice"]),
     (["--context-attributes", "size"], ["is a field of profiler.Malloc"]),
+    (["--context-attributes", "route,allocator"], ["context attribute name 'allocator' is a field of profiler.Malloc"]),
     (["--context-attributes", "http.route"], ["bad context attribute name 'http.route'"]),
 ])
 def test_bad_context_options(nmprof, tmp_path, args, words):
