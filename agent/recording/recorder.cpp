@@ -758,6 +758,11 @@ void Recorder::after_fork_in_child() {
   write_lock_.unlock();
 }
 
+bool Recorder::locked() const {
+  LiveHeap* live = live_.load(std::memory_order_relaxed);
+  return write_lock_.owner() != 0 || stacks_.locked() || stripes_.locked() || (live && live->locked());
+}
+
 size_t Recorder::memory_bytes() const {
   return stacks_.memory_bytes() + attribute_values_.memory_bytes() + pools_.memory_bytes() +
          threads_.capacity() * sizeof(ThreadEntry) +

@@ -101,6 +101,9 @@ class Recorder {
   void before_fork();
   void after_fork_in_parent();
   void after_fork_in_child();
+  // Whether a thread is in the middle of the recorder's state (a child made without
+  // fork() that finds it so cannot trust its copy).
+  bool locked() const;
 
   struct Status {
     bool recording;
