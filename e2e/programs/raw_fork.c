@@ -1,7 +1,8 @@
 // Makes a child without glibc's fork(), so that no pthread_atfork handler runs:
 // HOW is "clone" (clone() without CLONE_VM, on a stack of its own) or "syscall"
-// (syscall(SYS_fork)). Two threads of the parent allocate meanwhile, a little at a
-// time (an agent busy at the moment the child is made stays out of it). The child
+// (syscall(SYS_fork)). Two threads of the parent allocate before and after, and
+// pause while the child is made (an agent at work at that instant stays out of the
+// child, which the test would take for a failure). The child
 // allocates at child_site for about SECONDS seconds, then ends with exit(); the
 // parent allocates at parent_site, waits for it and prints "ok".
 //   raw_fork HOW SECONDS
@@ -18,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static atomic_int stop;
+static atomic_int stop, paused;
 static double seconds;
 
 static double now(void) {
@@ -40,7 +41,8 @@ __attribute__((noinline)) void child_site(void) { allocate(4096); }
 static void* allocating_thread(void* unused) {
   (void)unused;
   while (!atomic_load(&stop)) {
-    for (int i = 0; i < 64; i++) thread_site();
+    if (!atomic_load(&paused))
+      for (int i = 0; i < 64; i++) thread_site();
     usleep(1000);
   }
   return NULL;
@@ -59,6 +61,8 @@ int main(int argc, char** argv) {
   pthread_t threads[2];
   for (int i = 0; i < 2; i++) pthread_create(&threads[i], NULL, allocating_thread, NULL);
   usleep(200000);  // the threads have sampled: the agent's writer thread runs
+  atomic_store(&paused, 1);
+  usleep(20000);
   pid_t pid;
   if (strcmp(argv[1], "clone") == 0) {
     size_t stack_size = 1 << 20;
@@ -69,6 +73,7 @@ int main(int argc, char** argv) {
     if (pid == 0) child(NULL);
   }
   if (pid < 0) return perror("clone"), 2;
+  atomic_store(&paused, 0);
   for (int i = 0; i < 20000; i++) parent_site();
   int status;
   if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
