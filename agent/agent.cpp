@@ -26,11 +26,13 @@
 #include "agent/recording/recorder.h"
 #include "agent/sampling/sampler.h"
 #include "agent/stacks/stack_capture.h"
+#include "agent/safety/own_descriptors.h"
 #include "agent/safety/termination_signals.h"
 #include "agent/safety/unforked_child.h"
 #include "agent/recording/thread_context.h"
 #include "agent/stacks/thread_scratch.h"
 #include "agent/hooks/thread_state.h"
+#include "common/safe_file.h"
 
 namespace nmprof {
 namespace {
@@ -103,6 +105,7 @@ void after_fork_in_child() {
   g_agent->library_change_lock.unlock();
   g_agent->modules.after_fork_in_child();
   reset_context_lock_after_fork();
+  own_descriptors::after_fork_in_child();
   g_agent->recorder.after_fork_in_child();
   g_agent->php.after_fork_in_child(parent_tid, t_state.id());
   // Siblings forked from one parent (a server's workers) would otherwise draw the
@@ -176,6 +179,7 @@ bool create_agent(AgentMode mode) {
     return false;
   }
   look_up_default_targets();
+  safe_file::set_descriptor_ops({own_descriptors::open_held, own_descriptors::close_held});
   agent->modules.refresh();
   g_agent = agent;
   unforked_child::watch();
@@ -300,7 +304,7 @@ void on_process_image_ending() {
   // After vfork() the child shares our memory until it execs: leave it alone.
   CancellationOff no_cancel;
   AgentGuard guard;
-  if (getpid() == g_agent->recorder.pid()) g_agent->recorder.flush();
+  if (getpid() == g_agent->recorder.pid()) g_agent->recorder.flush(true);
 }
 
 void on_user_id_changing() {
