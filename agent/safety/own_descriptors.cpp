@@ -114,19 +114,20 @@ uint64_t in_flight(Bucket& b) {
   return running > stuck ? running - stuck : 0;
 }
 
-// Until the calls in flight in `b` are done. One still in flight after
-// kStuckCallMillis is taken for stuck: cancelled inside its system call, it never
-// counts itself done (or blocked in a close that flushes a file: its number was
-// free from its start, so it cannot take the agent's).
-void wait_until_quiet(Bucket& b) {
+// Until the calls in flight in `b` are done: false when some are still in flight
+// after kStuckCallMillis. Those are taken for stuck from then on (a call cancelled
+// inside its system call never counts itself done), so that later registrations do
+// not wait for them.
+bool wait_until_quiet(Bucket& b) {
   uint64_t deadline = now_millis() + kStuckCallMillis;
   for (int round = 0; in_flight(b) != 0; pause_a_little(round)) {
     if (now_millis() >= deadline) {
       b.stuck.store(b.calls_started.load(std::memory_order_seq_cst) - b.calls_finished.load(std::memory_order_seq_cst),
                     std::memory_order_relaxed);
-      return;
+      return false;
     }
   }
+  return true;
 }
 
 struct Snapshot {
@@ -148,15 +149,16 @@ bool untouched(Bucket& b, uint64_t started_before) {
 
 // Whether the number `fd`, registered since `before` was taken, is the descriptor the
 // agent made: no program call could have closed it meanwhile, or, once the calls that
-// could are done, it still is the file `same_file` expects.
+// could are done, it still is the file `same_file` expects. Not when a call is still
+// in flight after kStuckCallMillis: it might yet close the number (the number is
+// forgotten then, not closed: a descriptor lost, once per stuck call).
 template <typename Same>
 bool proven_ours(const Snapshot& before, int fd, Same same_file) {
   Bucket& b = bucket_of(static_cast<unsigned>(fd));
   if (untouched(b, before.started[static_cast<unsigned>(fd) % kBuckets]) && untouched(g_ranges, before.ranges_started))
     return true;
-  wait_until_quiet(b);
-  wait_until_quiet(g_ranges);
-  return same_file(fd);
+  bool quiet = wait_until_quiet(b);
+  return wait_until_quiet(g_ranges) && quiet && same_file(fd);
 }
 
 // Claims a slot and registers in it, held by this thread, the descriptor `make`

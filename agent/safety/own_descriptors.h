@@ -41,8 +41,11 @@
 //    number cannot wait for it: it fails (close: EBADF, dup2: EBUSY), or leaves the
 //    number out of its range.
 //  - A program call cancelled (pthread_cancel) inside its system call never counts
-//    itself done: the agent waits for it at most kStuckCallMillis once, then takes
-//    it for stuck.
+//    itself done: the agent waits for it at most kStuckCallMillis once, forgets the
+//    number it was registering (not closed: it may be the program's), and takes the
+//    call for stuck from then on. (A call preempted for longer than that between its
+//    look at the registry and its system call, that then closes a number the agent
+//    registers later, is not seen: README's Limits.)
 //
 // What raw system calls (syscall(SYS_close)) can still do is in README's Limits:
 // they bypass the hooks; the output is checked (fstat) before each use and reopened
