@@ -429,20 +429,19 @@ bool begin_replacing_slow(int fd) {
 }
 
 void begin_range(unsigned first, unsigned last, RangePlan* plan) {
-  bool other_process = false;
+  // (A child sharing this memory but not the descriptor table: its numbers are its own.)
+  bool other_process = getpid() != g_pid.load(std::memory_order_relaxed);
   for (int round = 0;; pause_a_little(round)) {
-    wait_for_held_of_others(first, last);
+    if (!other_process) wait_for_held_of_others(first, last);
     g_ranges.calls_started.fetch_add(1, std::memory_order_seq_cst);
     unsigned excluded[kSlots];
     size_t count = 0;
     uint32_t pinned = 0;
     bool blocked = false;
-    for (int k = 0; k < kSlots && !blocked; k++) {
+    for (int k = 0; k < kSlots && !blocked && !other_process; k++) {
       Slot& s = g_slots[k];
       int fd = s.fd.load(std::memory_order_seq_cst);
       if (fd < 0 || static_cast<unsigned>(fd) < first || static_cast<unsigned>(fd) > last) continue;
-      if (!other_process && getpid() != g_pid.load(std::memory_order_relaxed)) other_process = true;
-      if (other_process) break;
       if (t_mine & bit(k) || s.owner.load(std::memory_order_relaxed) == self()) {
         excluded[count++] = static_cast<unsigned>(fd);  // this thread's, interrupted by a signal handler
       } else if (s.kind.load(std::memory_order_acquire) == kHeld || !take_ownership(s)) {
@@ -455,10 +454,7 @@ void begin_range(unsigned first, unsigned last, RangePlan* plan) {
         excluded[count++] = static_cast<unsigned>(fd);
       }
     }
-    if (other_process) {
-      unpin(pinned);
-      count = 0, pinned = 0;
-    } else if (blocked) {
+    if (blocked) {
       unpin(pinned);
       g_ranges.calls_finished.fetch_add(1, std::memory_order_release);
       continue;

@@ -5,7 +5,10 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -181,6 +184,37 @@ TEST_F(DescriptorHooksTest, ANumberAProgramsCallInFlightMayCloseIsNeverTakenForT
   EXPECT_TRUE(is_open(held));
   fds::close_held(held);
   EXPECT_FALSE(is_open(held));
+}
+
+TEST_F(DescriptorHooksTest, AChildMadeWithoutForkDoesNotWaitForThreadsItDoesNotHave) {
+  // Its copy of the registry says another thread holds a number: in the child,
+  // nobody will ever close it. (It hung in close_range.)
+  std::atomic<int> held{-1};
+  std::atomic<bool> done{false};
+  std::thread agent([&] {
+    held = fds::open_held(AT_FDCWD, "/dev/null", O_RDONLY);
+    while (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    fds::close_held(held);
+  });
+  while (held < 0) std::this_thread::yield();
+  pid_t child = static_cast<pid_t>(syscall(SYS_fork));
+  if (child == 0) {
+    CloseRangeHook<0>::call(static_cast<unsigned>(held.load()), ~0U, 0);
+    _exit(is_open(held) ? 1 : 0);
+  }
+  ASSERT_GT(child, 0);
+  int status = 0;
+  for (int waited = 0; waitpid(child, &status, WNOHANG) == 0; waited++) {
+    if (waited == 500) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  done = true;
+  agent.join();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
 }  // namespace
