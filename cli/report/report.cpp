@@ -46,8 +46,8 @@ std::vector<profile::Statistic> summed_statistics(const Profile& profile) {
         it->value = std::min(it->value, s.value);
       else if (s.name == "maxInterval")
         it->value = std::max(it->value, s.value);
-      else if (s.name == "stoppedGrowing")  // a reason, not a count: the first process's that has one
-        it->value = it->value ? it->value : s.value;
+      else if (s.name == "stoppedGrowing")  // a reason, not a count: the first limit a process reached
+        it->value = it->value && it->value != jfr::schema::kBeforeTheEnd ? it->value : s.value;
       else
         it->value += s.value;
     }
@@ -89,8 +89,13 @@ void add_notes(Report& r) {
                       " not tracked (the tracking table was full, raise --maxtracked): their frees were missed, so "
                       "live bytes are overstated: they lie between the agent's count of its tracked blocks and the "
                       "upper bound shown, and stacks ranked by live bytes include blocks that were freed");
-  if (const char* why = jfr::schema::stop_reason_text(static_cast<uint64_t>(statistic(r.statistics, "stoppedGrowing"))))
+  int64_t stopped = statistic(r.statistics, "stoppedGrowing");
+  if (const char* why = jfr::schema::stop_reason_text(static_cast<uint64_t>(stopped)); why && stopped != jfr::schema::kBeforeTheEnd)
     r.notes.push_back(std::string("the recording stopped growing (") + why + "): samples after that are missing");
+  for (const auto& p : r.profile->processes)
+    if (const profile::Statistic* s = p.statistic("stoppedGrowing"); s && s->value == jfr::schema::kBeforeTheEnd)
+      r.notes.push_back("the recording of process " + std::to_string(p.pid) + " (" + p.command + ") stopped early (" +
+                        jfr::schema::stop_reason_text(jfr::schema::kBeforeTheEnd) + "): what it did later is missing");
 }
 
 // Process rows, the common sampling interval, and whether every sample had a weight.
