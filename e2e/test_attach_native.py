@@ -165,10 +165,11 @@ def test_attach_as_root_to_a_process_of_another_user(nmprof, target, program, tm
 def test_attach_into_another_pid_and_mount_namespace(nmprof, program, tmp_path):
     if os.geteuid() != 0 or subprocess.run(["unshare", "--pid", "--mount", "--fork", "true"]).returncode != 0:
         pytest.skip("needs root and unshare")
-    # Its /tmp is its own and nmprof's build tree is hidden: the agent is copied in.
-    hide = os.path.dirname(os.path.dirname(str(nmprof)))
+    # Its /tmp is its own and nmprof's agent is hidden: the agent is copied in. The
+    # agent's directory first: it may be under /tmp (a checkout there).
+    hide = Path(os.environ.get("NMPROF_AGENT") or Path(nmprof).parent.parent / "lib" / "nmprof" / "libnmprof.so").parent
     proc = subprocess.Popen(["unshare", "--pid", "--mount", "--fork", "sh", "-c",
-                             f"mount -t tmpfs tmpfs /tmp && mount -t tmpfs tmpfs {hide} && "
+                             f"mount -t tmpfs tmpfs {hide} && mount -t tmpfs tmpfs /tmp && "
                              f"exec {program} loop /tmp/stop"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -178,6 +179,7 @@ def test_attach_into_another_pid_and_mount_namespace(nmprof, program, tmp_path):
         run(nmprof, "attach", pid, "--nativemem", "64k", "--duration", "1", "-o", out, check=0)
         assert "leaky_site" in sampled_functions(out)
         assert jfr_events(out, "nmprof.Process")[0]["values"]["pid"] == 1
+        assert "/tmp/nmprof-agent-" in Path(f"/proc/{pid}/maps").read_text()  # the copy, not the hidden agent
         subprocess.run(["touch", f"/proc/{pid}/root/tmp/stop"], check=True)
         assert proc.stdout.readline().startswith("ok")
     finally:

@@ -128,8 +128,9 @@ def test_a_planted_agent_copy_is_never_loaded(nmprof, jvm, tmp_path, jdk, shared
         run(nmprof, "attach", t.pid, "start", "--nativemem", "256k", env=env, check=0)
         maps = Path(f"/proc/{t.pid}/maps").read_text()
         assert str(planted) not in maps and not marker.exists()
-        assert "nmprof-agent-" in maps
-        assert not list(Path("/tmp").glob("nmprof-agent-*[!0-9].so")), "the copy is deleted once loaded"
+        copies = {line.split(None, 5)[5] for line in maps.splitlines() if "/nmprof-agent-" in line}
+        # The copy this attach made, deleted once loaded (other attaches may have copies of their own meanwhile).
+        assert len(copies) == 1 and copies.pop().endswith(" (deleted)"), copies
         assert "recording into" in run(nmprof, "attach", t.pid, "status", env=env, check=0).stdout
         time.sleep(1)
         out = tmp_path / "out.jfr"
