@@ -51,15 +51,15 @@ Result<TargetProcess> inspect_process(pid_t pid) {
   return target;
 }
 
-Result<void> check_attach_permission(const TargetProcess& target) {
+Result<void> check_attach_permission(const TargetProcess& target, std::string_view kind) {
   uid_t uid = geteuid();
   gid_t gid = getegid();
   if (uid == 0 || (uid == target.status.euid && gid == target.status.egid)) return {};
   std::string owner = describe_credentials(target.status.euid, target.status.egid);
-  return Error{"permission denied: JVM " + std::to_string(target.pid) + " runs as " + owner +
-               " and nmprof as " + describe_credentials(uid, gid) +
-               "; HotSpot only accepts clients with its own uid and gid, or root: run nmprof as that "
-               "user or as root (sudo)"};
+  std::string rule = kind == "JVM" ? "; HotSpot only accepts clients with its own uid and gid, or root:" : ";";
+  return Error{"permission denied: " + std::string(kind) + " " + std::to_string(target.pid) + " runs as " + owner +
+               " and nmprof as " + describe_credentials(uid, gid) + rule +
+               " run nmprof as that user or as root (sudo)"};
 }
 
 Result<std::string> read_proc_file(const TargetProcess& target, const char* name) {

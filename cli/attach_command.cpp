@@ -316,6 +316,9 @@ attach::Result<Session> open_session(int pid, std::chrono::milliseconds timeout,
   auto target = attach::inspect_process(pid);
   if (!target) return target.error();
   auto maps = attach::read_proc_file(*target, "maps");
+  // Without the rights to read its memory map, nmprof cannot tell a JVM from another process.
+  if (!maps)
+    if (auto allowed = attach::check_attach_permission(*target, "process"); !allowed) return allowed.error();
   std::optional<Channel> channel;
   std::shared_ptr<attach::HotSpotVm> vm;
   if (maps && attach::vm_kind_from_maps(*maps) == attach::VmKind::none) {

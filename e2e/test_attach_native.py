@@ -214,6 +214,8 @@ def test_error_a_process_started_under_nmprof_already_has_the_agent(nmprof, prog
 def test_error_a_stopped_process(nmprof, target):
     t = target("sleep", 30)
     os.kill(t.pid, 19)  # SIGSTOP
+    while open(f"/proc/{t.pid}/stat").read().rsplit(") ", 1)[1][0] != "T":  # not at once under load
+        time.sleep(0.01)
     try:
         one_line_error(run(nmprof, "attach", t.pid, "--duration", "1"), "is stopped", "kill -CONT")
     finally:
@@ -237,12 +239,36 @@ def test_error_a_process_traced_already(nmprof, target):
         tracer.wait(timeout=30)
 
 
+def test_error_a_process_its_tracer_holds_in_a_tracing_stop(nmprof, target):
+    # strace holds it at a system call's entry (state t): it is traced, not stopped by the user.
+    if not shutil.which("strace"):
+        pytest.skip("strace is not installed")
+    t = target("sleep", 30)
+    tracer = subprocess.Popen(["strace", "-p", str(t.pid), "-e", "trace=restart_syscall",
+                               "-e", "inject=restart_syscall:delay_enter=20000000"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "attached" in tracer.stderr.readline()
+        for _ in range(500):
+            if open(f"/proc/{t.pid}/stat").read().rsplit(") ", 1)[1][0] == "t":
+                break
+            time.sleep(0.01)
+        result = run(nmprof, "attach", t.pid, "--duration", "1")
+        one_line_error(result, f"process {tracer.pid} (strace) traces it", "attach again once it has detached")
+        assert "is stopped" not in result.stderr
+    finally:
+        tracer.terminate()
+        tracer.wait(timeout=30)
+
+
 def test_error_another_users_process(nmprof, target):
     ensure_other_user()
     t = target("sleep", 30)  # runs as root
     result = subprocess.run([str(nmprof), "attach", str(t.pid), "--duration", "1", "-o", "/tmp/x-denied.jfr"],
                             capture_output=True, text=True, preexec_fn=become(OTHER_USER), cwd="/tmp", timeout=60)
-    one_line_error(result, "permission denied")
+    # nmprof cannot read what it is: it is not called a JVM.
+    one_line_error(result, f"permission denied: process {t.pid} runs as user 'root'", "as root (sudo)")
+    assert "JVM" not in result.stderr and "HotSpot" not in result.stderr
 
 
 def test_error_not_dumpable(nmprof, program, tmp_path):

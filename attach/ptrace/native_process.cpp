@@ -119,6 +119,8 @@ Result<NativeProcess> NativeProcess::find(pid_t pid, std::chrono::milliseconds t
   size_t end = stat ? stat->rfind(") ") : std::string::npos;
   char state = end != std::string::npos && end + 2 < stat->size() ? (*stat)[end + 2] : 'X';
   if (state == 'Z' || state == 'X') return Error{process + " has exited"};
+  // A debugger or strace holds it: a tracing stop ('t') is theirs, not the user's to end.
+  if (tracer_of(pid) != 0) return Error{explain_ptrace_denied(*target)};
   if (state == 'T' || state == 't')
     return Error{process + " is stopped (SIGSTOP, Ctrl-Z or a debugger); resume it (`kill -CONT " +
                  std::to_string(pid) + "`, or detach the debugger) and attach again"};
