@@ -15,8 +15,6 @@
 namespace nmprof::attach {
 namespace {
 
-std::string_view file_name_of(std::string_view path) { return path.substr(path.rfind('/') + 1); }
-
 bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 bool same_file(int fd, const Mapping& object) {
@@ -26,6 +24,8 @@ bool same_file(int fd, const Mapping& object) {
 }
 
 }  // namespace
+
+std::string_view file_name_of(std::string_view path) { return path.substr(path.rfind('/') + 1); }
 
 std::vector<Mapping> parse_maps(std::string_view maps) {
   std::vector<Mapping> result;
@@ -68,13 +68,6 @@ bool is_dynamic_loader(std::string_view name) {
 bool is_nmprof_agent(std::string_view name) {
   return name == "libnmprof.so" ||
          (starts_with(name, "nmprof-agent-") && name.size() > 3 && name.substr(name.size() - 3) == ".so");
-}
-
-bool in_code_of(const std::vector<Mapping>& maps, uint64_t address,
-                const std::function<bool(std::string_view)>& matches) {
-  for (const Mapping& m : maps)
-    if (m.executable && address >= m.start && address < m.end) return matches(file_name_of(m.path));
-  return false;
 }
 
 Result<int> open_mapped_file(const TargetProcess& target, const Mapping& object) {
