@@ -28,6 +28,10 @@ Result<TargetProcess> inspect_process(pid_t pid);
 // target in the message: "JVM", or "process" when nmprof cannot tell.
 Result<void> check_attach_permission(const TargetProcess& target, std::string_view kind = "JVM");
 
+// The pid (as nmprof sees it) of the process that is `nspid` in the target's pid
+// namespace, or 0 when none is.
+pid_t host_pid_of(const TargetProcess& target, pid_t nspid);
+
 // Reads /proc/<pid>/<name>, which needs ptrace read access to the target.
 // Errors name the owner or the ptrace restriction, or say the process has exited.
 Result<std::string> read_proc_file(const TargetProcess& target, const char* name);

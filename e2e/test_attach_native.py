@@ -279,6 +279,46 @@ def test_ctrl_c_ends_nmprof_while_the_target_runs_its_call_and_the_thread_goes_o
         t.kill()
 
 
+def left_in_tmp(pid):
+    """What nmprof's attach to `pid` left in /tmp: its recordings are nmprof-PID-*."""
+    return sorted(p.name for p in Path("/tmp").glob(f"nmprof-{pid}-*"))
+
+
+def recorded_pids(path):
+    return {e["values"]["pid"] for e in jfr_events(path, "nmprof.Process")}
+
+
+@pytest.mark.parametrize("how", ["one shot", "start and stop", "the target ends first"])
+def test_the_workers_a_server_forks_while_attached_are_recorded_and_leave_no_file(nmprof, programs, tmp_path, how):
+    # A child the target forks records into a file of its own. Before, attach took
+    # the target's file alone: the workers' samples were lost and their files (about
+    # 100 per attach) stayed in /tmp, and those still running went on recording.
+    stop = tmp_path / "stop"
+    t = Target(programs.c("forking_server.c"), stop)
+    out = tmp_path / "server.jfr"
+    try:
+        if how == "one shot":
+            run(nmprof, "attach", t.pid, "--duration", "2", "-q", "-o", out, check=0)
+        elif how == "start and stop":
+            run(nmprof, "attach", t.pid, "start", "-q", check=0)
+            time.sleep(2)
+            run(nmprof, "attach", t.pid, "stop", "-q", "-o", out, check=0)
+        else:
+            attach = subprocess.Popen([str(nmprof), "attach", str(t.pid), "-q", "-o", str(out)],
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(2)
+            stop.touch()  # the server ends, its workers after it
+            _, err = attach.communicate(timeout=60)
+            assert attach.returncode == 0, err
+        assert not left_in_tmp(t.pid)
+        assert finished_ok(t, stop).startswith("ok")
+        assert not left_in_tmp(t.pid), "no worker recorded on, to write its file as it ended"
+        assert {"worker_site", "parent_site"} <= sampled_functions(out)
+        assert len(recorded_pids(out)) > 3
+    finally:
+        t.kill()
+
+
 def test_error_statically_linked(nmprof, programs, tmp_path):
     static = programs.c("attach_target.c", "-static")
     t = Target(static, "sleep", 30)

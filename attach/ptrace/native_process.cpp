@@ -104,6 +104,33 @@ Result<uint64_t> entry_point(const TargetProcess& target, const Mapping& agent) 
 
 }  // namespace
 
+std::vector<pid_t> descendants_with_nmprof(pid_t pid) {
+  std::vector<std::pair<pid_t, pid_t>> parents;  // (process, its parent)
+  if (DIR* proc = opendir("/proc")) {
+    while (dirent* entry = readdir(proc)) {
+      pid_t child = atoi(entry->d_name);
+      auto stat = child > 0 ? read_text_at(AT_FDCWD, proc_path(child, "stat").c_str()) : std::nullopt;
+      size_t end = stat ? stat->rfind(") ") : std::string::npos;
+      if (end != std::string::npos && end + 4 < stat->size())
+        parents.emplace_back(child, static_cast<pid_t>(atoi(stat->c_str() + end + 4)));  // after the state
+    }
+    closedir(proc);
+  }
+  std::vector<pid_t> descendants, found;
+  std::vector<pid_t> frontier{pid};
+  while (!frontier.empty()) {
+    pid_t parent = frontier.back();
+    frontier.pop_back();
+    for (auto [child, its_parent] : parents)
+      if (its_parent == parent) frontier.push_back(child), descendants.push_back(child);
+  }
+  for (pid_t child : descendants) {
+    auto maps = read_text_at(AT_FDCWD, proc_path(child, "maps").c_str());
+    if (maps && find_object(parse_maps(*maps), is_nmprof_agent)) found.push_back(child);
+  }
+  return found;
+}
+
 Result<NativeProcess> NativeProcess::find(pid_t pid, std::chrono::milliseconds timeout) {
   auto target = inspect_process(pid);
   if (!target) return target.error();

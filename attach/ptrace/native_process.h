@@ -16,11 +16,16 @@
 
 #include <chrono>
 #include <string_view>
+#include <vector>
 
 #include "attach/result.h"
 #include "attach/target_process.h"
 
 namespace nmprof::attach {
+
+// The descendants of `pid` (children, theirs, ...) that have an nmprof agent
+// loaded: forked while the agent was in `pid`, and not exec'd since.
+std::vector<pid_t> descendants_with_nmprof(pid_t pid);
 
 class NativeProcess {
  public:
