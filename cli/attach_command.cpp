@@ -20,6 +20,7 @@
 #include "attach/dynamic_load_warning.h"
 #include "attach/hotspot_vm.h"
 #include "attach/ptrace/native_process.h"
+#include "attach/ptrace/tracee_wait.h"
 #include "attach/target_files.h"
 #include "attach/vm_detection.h"
 #include "cli/agent_location.h"
@@ -87,6 +88,9 @@ struct Channel {
   std::function<attach::Result<int>(std::string_view library, std::string_view request)> load_agent;
   // How long the target was stopped for the last request (ptrace only).
   std::function<std::chrono::microseconds()> last_stop = {};
+  // Whether requests go through ptrace: a termination signal then ends nmprof once the
+  // request is over (its thread put back, its reply file removed), at most a second later.
+  bool ptrace = false;
 };
 
 // One attach session: where the agent is, and how to talk to it. The target's /tmp
@@ -128,6 +132,8 @@ class Session {
  private:
   // The agent's answer code and reply.
   attach::Result<std::pair<int, AttachReply>> exchange(AttachRequest request) const {
+    std::optional<attach::TraceSignals> held_back;
+    if (channel_.ptrace) held_back.emplace();
     auto reply_file = attach::create_in_target(target(), attach::unpredictable_tmp_path("nmprof-reply-", ""), 0600);
     if (!reply_file) return reply_file.error();
     request.options.reply = reply_file->path;
@@ -189,7 +195,8 @@ attach::Result<Channel> native_channel(int pid, std::chrono::milliseconds timeou
                  [shared](std::string_view library, std::string_view request) {
                    return shared->load_agent(library, request);
                  },
-                 [shared] { return shared->last_stop(); }};
+                 [shared] { return shared->last_stop(); },
+                 true};
 }
 
 attach::Result<void> Session::stop_child(pid_t pid, std::chrono::milliseconds timeout) const {

@@ -236,47 +236,60 @@ def test_a_thread_waiting_inside_the_programs_own_malloc_does_not_run_dlopen(nmp
             t.kill()
 
 
-def test_a_dlopen_that_does_not_return_is_given_up_at_the_timeout(nmprof, programs, tmp_path):
+@pytest.fixture
+def loader_locked(programs):
+    """loader_locked (its dlopen waits in a constructor) with a /tmp of its own, to see
+    what nmprof leaves there: a mount namespace with a tmpfs on /tmp, its files in
+    /var/tmp, where it still finds them."""
+    if os.geteuid() != 0 or subprocess.run(["unshare", "--mount", "true"]).returncode != 0:
+        pytest.skip("needs root and unshare")
+    directory = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="nmprof-e2e-"))
+    program = shutil.copy(programs.c("loader_locked.c", libs=["-ldl"]), directory)
+    library = shutil.copy(programs.shared("waiting_constructor.c"), directory)
+    stop = directory / "stop"
+    t = Target("unshare", "--mount", "sh", "-c", f"mount -t tmpfs tmpfs /tmp && exec {program} {library} {stop}")
+    t.stop = stop
+    yield t
+    t.kill()
+    shutil.rmtree(directory)
+
+
+def test_a_dlopen_that_does_not_return_is_given_up_at_the_timeout(nmprof, loader_locked):
     # Another thread holds the loader's lock (a library's constructor that waits): the
     # injected dlopen cannot return. nmprof gives it up at --timeout, puts the thread
     # back and says what that leaves; the process goes on. Before, nmprof waited for ever.
-    stop = tmp_path / "stop"
-    t = Target(programs.c("loader_locked.c", libs=["-ldl"]), programs.shared("waiting_constructor.c"), stop)
-    try:
-        begun = time.monotonic()
-        result = run(nmprof, "attach", t.pid, "start", "--timeout", "2", timeout=60)
-        one_line_error(result, "dlopen", "did not return in time", "put the thread back where it was")
-        assert time.monotonic() - begun < 2 + 10, "the timeout, and the thread's stop at most"
-        assert finished_ok(t, stop).strip() == "ok"
-    finally:
-        t.kill()
+    t = loader_locked
+    begun = time.monotonic()
+    result = run(nmprof, "attach", t.pid, "start", "--timeout", "2", timeout=60)
+    one_line_error(result, "dlopen", "did not return in time", "put the thread back where it was")
+    assert time.monotonic() - begun < 2 + 10, "the timeout, and the thread's stop at most"
+    assert not os.listdir(f"/proc/{t.pid}/root/tmp"), "its reply file is removed"
+    assert finished_ok(t, t.stop).strip() == "ok"
 
 
 def traced_by(pid, tracer):
     return any(f"TracerPid:\t{tracer}\n" in (task / "status").read_text() for task in Path(f"/proc/{pid}/task").iterdir())
 
 
-def test_ctrl_c_ends_nmprof_while_the_target_runs_its_call_and_the_thread_goes_on(nmprof, programs, tmp_path):
-    stop = tmp_path / "stop"
-    t = Target(programs.c("loader_locked.c", libs=["-ldl"]), programs.shared("waiting_constructor.c"), stop)
+def test_ctrl_c_ends_nmprof_while_the_target_runs_its_call_and_the_thread_goes_on(nmprof, loader_locked):
+    t = loader_locked
+    attach = subprocess.Popen([str(nmprof), "attach", str(t.pid), "start", "--timeout", "60"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        attach = subprocess.Popen([str(nmprof), "attach", str(t.pid), "start", "--timeout", "60"],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
         while not traced_by(t.pid, attach.pid):  # nmprof holds the main thread: its dlopen waits for the lock
             assert attach.poll() is None, attach.communicate()
             time.sleep(0.01)
         time.sleep(0.5)
         begun = time.monotonic()
         attach.send_signal(signal.SIGINT)
-        try:
-            attach.communicate(timeout=15)
-        finally:
-            attach.kill()
+        attach.communicate(timeout=15)
         assert time.monotonic() - begun < 10
-        assert not traced_by(t.pid, attach.pid)
-        assert finished_ok(t, stop).strip() == "ok"
+        assert attach.returncode == -signal.SIGINT  # ended by the signal, once the thread was put back
     finally:
-        t.kill()
+        attach.kill()
+    assert not traced_by(t.pid, attach.pid)
+    assert not os.listdir(f"/proc/{t.pid}/root/tmp"), "its reply file is removed"
+    assert finished_ok(t, t.stop).strip() == "ok"
 
 
 def left_in_tmp(pid):
