@@ -26,10 +26,13 @@
 #include "agent/recording/recorder.h"
 #include "agent/sampling/sampler.h"
 #include "agent/stacks/stack_capture.h"
+#include "agent/safety/own_descriptors.h"
 #include "agent/safety/termination_signals.h"
+#include "agent/safety/unforked_child.h"
 #include "agent/recording/thread_context.h"
 #include "agent/stacks/thread_scratch.h"
 #include "agent/hooks/thread_state.h"
+#include "common/safe_file.h"
 
 namespace nmprof {
 namespace {
@@ -54,6 +57,8 @@ struct Agent {
 };
 
 Agent* g_agent = nullptr;
+// The thread in fork() between its prepare and child handlers (0: none).
+std::atomic<int> g_forking_thread{0};
 
 void record_sample(ThreadState& t, const unwind::Registers& caller, void* p, size_t size,
                    jfr::schema::AllocatorKey allocator) {
@@ -75,24 +80,22 @@ __attribute__((noinline)) void record_guarded_sample(ThreadState& t, const unwin
   if (g_agent->rate.active()) Sampler::set_interval(g_agent->rate.on_sample(monotonic_ticks()));
 }
 
-bool flush_for_signal() {
-  CancellationOff no_cancel;
-  return g_agent->recorder.flush_from_signal();
-}
-
 // quick_exit() runs neither exit handlers nor destructors: only these.
 void finish_at_quick_exit() { on_process_ending(); }
 
 // The arena's lock is taken last: the recorder's lock holder may be allocating.
 void before_fork() {
+  g_forking_thread.store(t_state.id(), std::memory_order_relaxed);
   g_agent->recorder.before_fork();
   agent_memory::before_fork();
 }
 void after_fork_in_parent() {
   agent_memory::after_fork();
   g_agent->recorder.after_fork_in_parent();
+  g_forking_thread.store(0, std::memory_order_relaxed);
 }
 void after_fork_in_child() {
+  g_forking_thread.store(0, std::memory_order_relaxed);
   int parent_tid = t_state.tid_;
   agent_memory::after_fork();
   CancellationOff no_cancel;
@@ -102,6 +105,7 @@ void after_fork_in_child() {
   g_agent->library_change_lock.unlock();
   g_agent->modules.after_fork_in_child();
   reset_context_lock_after_fork();
+  own_descriptors::after_fork_in_child();
   g_agent->recorder.after_fork_in_child();
   g_agent->php.after_fork_in_child(parent_tid, t_state.id());
   // Siblings forked from one parent (a server's workers) would otherwise draw the
@@ -109,6 +113,38 @@ void after_fork_in_child() {
   // saved_countdown when the guard ends.
   Sampler::seed(t_state, static_cast<uint64_t>(getpid()));
   t_state.saved_countdown = Sampler::next_gap(t_state);
+  unforked_child::mark_followed();
+}
+
+// A child made without fork() (unforked_child.h): the first of its threads to enter
+// the agent does what fork()'s child handler does, when no thread of the parent was
+// in the middle of the recorder or the agent's memory as the child was made; else
+// the agent stays out of the child for good (its copy cannot be trusted). In a
+// fork() child whose handler has not run yet, the forking thread stays out until it has.
+__attribute__((noinline)) bool follow_unforked_child() {
+  if (g_forking_thread.load(std::memory_order_relaxed) == t_state.tid_ || !unforked_child::claim()) return false;
+  if (g_agent->recorder.locked() || agent_memory::locked()) {
+    log_line("process %d was made without fork() while the agent was at work in another thread: not profiled",
+             static_cast<int>(getpid()));
+    return false;
+  }
+  after_fork_in_child();
+  return true;
+}
+
+// Whether the agent may work here: not in a child made without fork() that it could
+// not follow. One load in the process itself. A kernel that cannot tell such a
+// child from a vfork() child: both are left alone (a system call to tell).
+bool followed() {
+  if (!g_agent) return true;
+  if (!unforked_child::g_mark) return getpid() == g_agent->recorder.pid();
+  return !unforked_child::unfollowed() || follow_unforked_child();
+}
+
+bool flush_for_signal() {
+  if (!followed()) return true;
+  CancellationOff no_cancel;
+  return g_agent->recorder.flush_from_signal();
 }
 
 std::string joined(const std::vector<std::string>& names) {
@@ -143,8 +179,10 @@ bool create_agent(AgentMode mode) {
     return false;
   }
   look_up_default_targets();
+  safe_file::set_descriptor_ops({own_descriptors::open_held, own_descriptors::close_held});
   agent->modules.refresh();
   g_agent = agent;
+  unforked_child::watch();
   pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
   at_quick_exit(finish_at_quick_exit);
   if (mode == AgentMode::Preload) {
@@ -165,7 +203,7 @@ bool create_agent(AgentMode mode) {
 void* on_sampled_allocation(void* p, size_t size, jfr::schema::AllocatorKey allocator) {
   ThreadState& t = t_state;
   if (!Sampler::confirm(t, size)) return p;
-  if (p && g_agent && g_agent->recording.load(std::memory_order_relaxed)) {
+  if (p && g_agent && g_agent->recording.load(std::memory_order_relaxed) && followed()) {
     auto* frame = static_cast<uintptr_t*>(__builtin_frame_address(0));
     unwind::Registers caller{frame[1], reinterpret_cast<uintptr_t>(frame + 2), frame[0]};
     int cancel_state;
@@ -205,7 +243,7 @@ __attribute__((noinline)) void record_guarded_free(void* p) {
 // On the free path, as on_sampled_allocation: no object with a destructor in these
 // frames, and no cancellation while the live heap's locks are held.
 bool take_tracked_block(void* p, TakenBlock* out) {
-  if (!p || !g_agent) return false;
+  if (!p || !g_agent || !followed()) return false;
   int cancel_state;
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
   bool taken = take_guarded(p, out);
@@ -221,7 +259,7 @@ void settle_taken_block(const TakenBlock& taken, bool freed) {
 }
 
 void on_tracked_free(void* p) {
-  if (!g_agent) return;
+  if (!g_agent || !followed()) return;
   int cancel_state;
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
   record_guarded_free(p);
@@ -229,7 +267,7 @@ void on_tracked_free(void* p) {
 }
 
 void on_libraries_changed(bool deepbind) {
-  if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed)) return;
+  if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed) || !followed()) return;
   CancellationOff no_cancel;
   AgentGuard guard;
   g_agent->library_change_lock.lock(static_cast<int>(gettid()));
@@ -245,13 +283,13 @@ void on_libraries_changed(bool deepbind) {
 }
 
 void on_runtime_checkpoint() {
-  if (!g_agent || !g_agent->php.waiting_for_heap()) return;
+  if (!g_agent || !g_agent->php.waiting_for_heap() || !followed()) return;
   AgentGuard guard;
   g_agent->php.checkpoint();
 }
 
 void on_runtime_request_end(jfr::schema::AllocatorKey allocator, bool heap_reset) {
-  if (!g_agent) return;
+  if (!g_agent || !followed()) return;
   CancellationOff no_cancel;
   AgentGuard guard;
   if (heap_reset) g_agent->recorder.forget_blocks_of(t_state, allocator);
@@ -262,15 +300,15 @@ void on_runtime_request_end(jfr::schema::AllocatorKey allocator, bool heap_reset
 }
 
 void on_process_image_ending() {
-  if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed)) return;
+  if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed) || !followed()) return;
   // After vfork() the child shares our memory until it execs: leave it alone.
   CancellationOff no_cancel;
   AgentGuard guard;
-  if (getpid() == g_agent->recorder.pid()) g_agent->recorder.flush();
+  if (getpid() == g_agent->recorder.pid()) g_agent->recorder.flush(true);
 }
 
 void on_user_id_changing() {
-  if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed)) return;
+  if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed) || !followed()) return;
   CancellationOff no_cancel;
   AgentGuard guard;
   if (getpid() == g_agent->recorder.pid()) g_agent->recorder.open_file_now();
@@ -278,7 +316,7 @@ void on_user_id_changing() {
 
 void on_process_ending() {
   // A vfork() child that failed to exec ends here too: the recording is its parent's.
-  if (g_agent && getpid() == g_agent->recorder.pid()) finish_agent();
+  if (g_agent && followed() && getpid() == g_agent->recorder.pid()) finish_agent();
 }
 
 bool start_agent(const AgentOptions& options, AgentMode mode) {
@@ -322,12 +360,14 @@ void stop_agent() {
   finish_agent();
   AgentGuard guard;
   // Restored slots cost nothing; a thread still inside a hook finishes normally.
-  if (!g_agent) return;
+  if (!g_agent || !followed()) return;
   g_agent->patcher.restore_all();
   g_agent->php.stop();
 }
 
-Recorder* agent_recorder() { return g_agent ? &g_agent->recorder : nullptr; }
+Recorder* agent_recorder() { return g_agent && followed() ? &g_agent->recorder : nullptr; }
+
+bool process_followed() { return followed(); }
 
 void set_java_stacks(JavaStacks* stacks) {
   if (g_agent) g_agent->java.store(stacks, std::memory_order_release);
@@ -342,7 +382,7 @@ void* on_symbol_lookup(const char* name, void* found) {
 }
 
 void finish_agent() {
-  if (!g_agent || !g_agent->recording.exchange(false)) return;
+  if (!g_agent || !followed() || !g_agent->recording.exchange(false)) return;
   CancellationOff no_cancel;
   AgentGuard guard;
   g_agent->recorder.finish();

@@ -22,8 +22,13 @@ void stop_agent();
 
 class Recorder;
 class JavaStacks;
-// The agent's recorder (recording or stopped), null before the agent first started.
+// The agent's recorder (recording or stopped), null before the agent first started
+// (and in a process it stays out of, below).
 Recorder* agent_recorder();
+// False in a child made without fork() (raw clone(), syscall(SYS_fork)) that the
+// agent could not follow (unforked_child.h): it stays out of it. Follows it first
+// when it can.
+bool process_followed();
 // From now on the sampled path adds Java frames where native frames end in Java
 // code (null: no more).
 void set_java_stacks(JavaStacks* stacks);

@@ -6,6 +6,7 @@
 #include "agent/agent.h"
 #include "agent/log.h"
 #include "agent/recording/recorder.h"
+#include "agent/safety/own_descriptors.h"
 #include "common/safe_file.h"
 
 namespace nmprof {
@@ -18,11 +19,11 @@ void write_reply(const AgentOptions& request, AttachReply reply) {
   int dir = safe_file::open_parent(request.reply.c_str(), &name);
   if (dir < 0) return log_line("cannot answer nmprof at %s: %s", request.reply.c_str(), safe_file::error_text(dir));
   int fd = safe_file::open_owned(dir, name, O_WRONLY | O_TRUNC, geteuid());
-  close(dir);
+  own_descriptors::close_held(dir);
   if (fd < 0) return log_line("cannot answer nmprof at %s: %s", request.reply.c_str(), safe_file::error_text(fd));
   ssize_t written = write(fd, text.data(), text.size());
   (void)written;
-  close(fd);
+  own_descriptors::close_held(fd);
 }
 
 AttachReply status_reply() {

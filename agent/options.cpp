@@ -6,6 +6,8 @@
 #include <ctime>
 #include <vector>
 
+#include "formats/jfr/nmprof_schema.h"
+
 namespace nmprof {
 namespace {
 
@@ -24,10 +26,6 @@ std::optional<unsigned> parse_unsigned(std::string_view text) {
 
 constexpr std::string_view kOptionKeys[] = {"nativemem", "interval", "rate",  "file", "stackdepth", "live",
                                             "maxtracked", "maxsize", "reply", "token", "tag", "attributes"};
-
-// profiler.Malloc's own fields: an attribute cannot take their names.
-constexpr std::string_view kMallocFields[] = {"startTime", "eventThread", "stackTrace",     "address",
-                                              "size",      "weight",      "spanId", "localRootSpanId"};
 
 bool is_identifier(std::string_view name) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
@@ -225,8 +223,8 @@ std::optional<std::string> parse_context_attributes(std::string_view text, char 
     if (!is_identifier(name) || name.size() > kMaxAttributeNameLength)
       return "bad context attribute name '" + std::string(name) +
              "' (letters, digits and _, not starting with a digit, at most 63)";
-    for (std::string_view taken : kMallocFields)
-      if (name == taken) return "context attribute name '" + std::string(name) + "' is a field of profiler.Malloc";
+    if (jfr::schema::is_malloc_field(name))
+      return "context attribute name '" + std::string(name) + "' is a field of profiler.Malloc";
     for (const std::string& earlier : *names)
       if (name == earlier) return "context attribute '" + std::string(name) + "' is declared twice";
     names->emplace_back(name);

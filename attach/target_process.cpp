@@ -1,10 +1,13 @@
 #include "attach/target_process.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "attach/fd_io.h"
@@ -51,15 +54,37 @@ Result<TargetProcess> inspect_process(pid_t pid) {
   return target;
 }
 
-Result<void> check_attach_permission(const TargetProcess& target) {
+Result<void> check_attach_permission(const TargetProcess& target, std::string_view kind) {
   uid_t uid = geteuid();
   gid_t gid = getegid();
   if (uid == 0 || (uid == target.status.euid && gid == target.status.egid)) return {};
   std::string owner = describe_credentials(target.status.euid, target.status.egid);
-  return Error{"permission denied: JVM " + std::to_string(target.pid) + " runs as " + owner +
-               " and nmprof as " + describe_credentials(uid, gid) +
-               "; HotSpot only accepts clients with its own uid and gid, or root: run nmprof as that "
-               "user or as root (sudo)"};
+  std::string rule = kind == "JVM" ? "; HotSpot only accepts clients with its own uid and gid, or root:" : ";";
+  return Error{"permission denied: " + std::string(kind) + " " + std::to_string(target.pid) + " runs as " + owner +
+               " and nmprof as " + describe_credentials(uid, gid) + rule +
+               " run nmprof as that user or as root (sudo)"};
+}
+
+pid_t host_pid_of(const TargetProcess& target, pid_t nspid) {
+  if (target.nspid == target.pid) return nspid;  // no pid namespace of its own
+  struct stat own {};
+  if (stat(proc_path(target.pid, "ns/pid").c_str(), &own) != 0) return 0;
+  DIR* proc = opendir("/proc");
+  if (!proc) return 0;
+  pid_t found = 0;
+  while (dirent* entry = readdir(proc)) {
+    pid_t pid = atoi(entry->d_name);
+    struct stat ns {};
+    if (pid <= 0 || stat(proc_path(pid, "ns/pid").c_str(), &ns) != 0 || ns.st_ino != own.st_ino) continue;
+    auto text = read_text_at(AT_FDCWD, proc_path(pid, "status").c_str());
+    auto status = text ? parse_process_status(*text) : std::nullopt;
+    if (status && status->nspid == nspid) {
+      found = pid;
+      break;
+    }
+  }
+  closedir(proc);
+  return found;
 }
 
 Result<std::string> read_proc_file(const TargetProcess& target, const char* name) {

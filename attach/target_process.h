@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <string_view>
 
 #include "attach/proc_status.h"
 #include "attach/result.h"
@@ -21,9 +22,15 @@ struct TargetProcess {
 // Errors: no such process.
 Result<TargetProcess> inspect_process(pid_t pid);
 
-// HotSpot accepts a client whose uid is 0, or whose euid and egid both equal its own.
-// A non-root nmprof therefore needs the target's exact credentials.
-Result<void> check_attach_permission(const TargetProcess& target);
+// HotSpot accepts a client whose uid is 0, or whose euid and egid both equal its own,
+// and ptrace (any other process) asks as much of a client without CAP_SYS_PTRACE. A
+// non-root nmprof therefore needs the target's exact credentials. `kind` names the
+// target in the message: "JVM", or "process" when nmprof cannot tell.
+Result<void> check_attach_permission(const TargetProcess& target, std::string_view kind = "JVM");
+
+// The pid (as nmprof sees it) of the process that is `nspid` in the target's pid
+// namespace, or 0 when none is.
+pid_t host_pid_of(const TargetProcess& target, pid_t nspid);
 
 // Reads /proc/<pid>/<name>, which needs ptrace read access to the target.
 // Errors name the owner or the ptrace restriction, or say the process has exited.

@@ -3,7 +3,7 @@
 ratios against a plain run in the same invocation, medians of several alternating
 runs; and the instructions the hooks add, counted by callgrind (repeatable).
 
-    bench/run_benchmarks.py --build build [--rounds 7] [--pairs 20000000] [--only native|java|attach|context|php]
+    bench/run_benchmarks.py --build build [--rounds 7] [--pairs 20000000] [--only native|java|attach|context|php|descriptors]
 
 With JAVA_HOME naming a JDK (default: JDK 17), it also times a Deflater-heavy Java
 workload with and without nmprof; with PHP 8.2 installed, a ZendMM churn script.
@@ -50,11 +50,14 @@ def main():
     parser.add_argument("--pairs", type=int, default=20_000_000)
     parser.add_argument("--java-iterations", type=int, default=20000)
     parser.add_argument("--php-requests", type=int, default=3000)
-    parser.add_argument("--only", choices=["native", "java", "attach", "context", "php", "startup"],
+    parser.add_argument("--only", choices=["native", "java", "attach", "context", "php", "startup", "descriptors"],
                         help="run one part only")
     args = parser.parse_args()
     if args.only == "startup":
         startup_benchmark(Path(args.build), args.rounds)
+        return
+    if args.only == "descriptors":
+        descriptors_benchmark(Path(args.build))
         return
     if args.only == "context":
         context_benchmark(Path(args.build), args.rounds, args.pairs)
@@ -116,10 +119,27 @@ def main():
     print(f"  hooked, not sampled, live off  {per_pair(hooked_off):8.1f}  (+{per_pair(hooked_off) - per_pair(plain):.1f})")
     print(f"  sampled at 512k, live on       {per_pair(sampled):8.1f}  (+{per_pair(sampled) - per_pair(plain):.1f})")
     if args.only != "native":
+        descriptors_benchmark(build)
         startup_benchmark(build, args.rounds)
         java_benchmark(build, args.rounds, args.java_iterations)
         attach_benchmarks(build, 10, 5)
         php_benchmark(build, args.rounds, args.php_requests)
+
+
+def descriptors_benchmark(build):
+    """Instructions per close() that the agent's hook adds (its check that the number
+    is not the agent's), from the difference of two run lengths, callgrind."""
+    loop = build / "bench" / "close_loop"
+    agent = build / "lib" / "nmprof" / "libnmprof.so"
+    env = agent_env(agent, "nativemem=1t,file=" + str(Path(tempfile.mkdtemp()) / "close.jfr"))
+    n = 100_000
+    plain = [callgrind_instructions([str(loop), str(k)]) for k in (n, 2 * n)]
+    hooked = [callgrind_instructions([str(loop), str(k)], env) for k in (n, 2 * n)]
+    # Each iteration makes two close() calls (and a dup(), not hooked).
+    per_close = lambda v: (v[1] - v[0]) / n / 2
+    print("instructions per close() (callgrind; user space only, the system call itself is not counted):")
+    print(f"  plain    {per_close(plain):6.1f}")
+    print(f"  hooked   {per_close(hooked):6.1f}  (+{per_close(hooked) - per_close(plain):.1f})")
 
 
 def startup_benchmark(build, rounds):

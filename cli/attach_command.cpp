@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -19,25 +20,38 @@
 #include "attach/dynamic_load_warning.h"
 #include "attach/hotspot_vm.h"
 #include "attach/ptrace/native_process.h"
+#include "attach/ptrace/tracee_wait.h"
 #include "attach/target_files.h"
 #include "attach/vm_detection.h"
 #include "cli/agent_location.h"
+#include "cli/attach_recordings.h"
 #include "cli/exit_codes.h"
 #include "cli/output_check.h"
 #include "cli/output_writer.h"
 #include "common/safe_file.h"
 #include "cli/recording_merge.h"
+#include "cli/seconds_option.h"
+#include "cli/signals.h"
 #include "cli/report/report_command.h"
+#include "formats/text/utf8.h"
 
 namespace nmprof::cli {
 namespace {
 
+constexpr double kMaxDuration = 365 * 24 * 3600;
+constexpr double kMinTimeout = 0.001;  // a millisecond: requests wait in whole ones
+constexpr double kMaxTimeout = 24 * 3600;
+
 volatile sig_atomic_t g_interrupted = 0;
 
-void on_interrupt(int) { g_interrupted = 1; }
+void on_interrupt(int signo, siginfo_t* info, void*) {
+  if (!raised_by_own_write(signo, info)) g_interrupted = 1;
+}
 
+// Messages carry what a target said (its comm, a dlerror text): never a control
+// character or a line of their own.
 int fail(int code, const std::string& message) {
-  std::cerr << "nmprof: " << message << "\n";
+  std::cerr << "nmprof: " << text::escape_controls(message) << "\n";
   return code;
 }
 
@@ -85,15 +99,25 @@ struct Channel {
   std::function<attach::Result<int>(std::string_view library, std::string_view request)> load_agent;
   // How long the target was stopped for the last request (ptrace only).
   std::function<std::chrono::microseconds()> last_stop = {};
+  // Whether requests go through ptrace: a termination signal then ends nmprof once the
+  // request is over (its thread put back, its reply file removed), at most a second later.
+  bool ptrace = false;
 };
 
-// One attach session: where the agent is, and how to talk to it.
+// One attach session: where the agent is, and how to talk to it. The target's /tmp
+// is held open from the start, so that every file nmprof or the agent made there is
+// removed even when the target exits meanwhile.
 class Session {
  public:
-  Session(Channel channel, std::string library, std::optional<attach::TargetFile> copy)
-      : channel_(std::move(channel)), library_(std::move(library)), copy_(std::move(copy)) {}
+  Session(Channel channel, std::string library, std::optional<attach::TargetFile> copy, attach::UniqueFd tmp)
+      : channel_(std::move(channel)), library_(std::move(library)), copy_(std::move(copy)), tmp_(std::move(tmp)) {}
 
   const attach::TargetProcess& target() const { return channel_.target; }
+  int tmp() const { return tmp_.get(); }
+
+  // Stops the recording of `pid`, a process the target forked while it recorded,
+  // which has the agent loaded already (nothing to do when it is not recording).
+  attach::Result<void> stop_child(pid_t pid, std::chrono::milliseconds timeout) const;
   const std::string& label() const { return channel_.label; }
   // " (stopped 12.3 ms)" after a request through ptrace, "" otherwise.
   std::string stop_text() const {
@@ -108,6 +132,19 @@ class Session {
   // The reply file is made by nmprof as the JVM's user under a name nobody can guess,
   // and the reply must carry a token only this request knows.
   attach::Result<AttachReply> send(AttachRequest request) const {
+    AttachCommand command = request.command;
+    auto answer = exchange(std::move(request));
+    if (!answer) return answer.error();
+    auto& [code, reply] = *answer;
+    if (code == kAttachOk) return reply;
+    return attach::Error{refusal(code, command, reply)};
+  }
+
+ private:
+  // The agent's answer code and reply.
+  attach::Result<std::pair<int, AttachReply>> exchange(AttachRequest request) const {
+    std::optional<attach::TraceSignals> held_back;
+    if (channel_.ptrace) held_back.emplace();
     auto reply_file = attach::create_in_target(target(), attach::unpredictable_tmp_path("nmprof-reply-", ""), 0600);
     if (!reply_file) return reply_file.error();
     request.options.reply = reply_file->path;
@@ -116,14 +153,12 @@ class Session {
     auto code = channel_.load_agent(library_, format_attach_request(request));
     forget_copy();
     auto reply = read_reply(reply_file->fd.get(), target(), label(), token);
-    (void)attach::remove_from_target(target(), reply_file->path, reply_file->fd.get());
+    remove_from_tmp(reply_file->path, reply_file->fd.get());
     if (!code) return code.error();
     if (!reply) return reply.error();
-    if (*code == kAttachOk) return reply;
-    return attach::Error{refusal(*code, request.command, *reply)};
+    return std::pair{*code, std::move(*reply)};
   }
 
- private:
   std::string refusal(int code, AttachCommand command, const AttachReply& reply) const {
     const std::string& jvm = label();
     auto said = [&reply](const char* fallback) {
@@ -148,14 +183,50 @@ class Session {
   // A copy of the agent made for the target is deleted once it has loaded it (it
   // stays mapped, and is found by its name from then on: agent_for).
   void forget_copy() const {
-    if (copy_) (void)attach::remove_from_target(target(), copy_->path, copy_->fd.get());
+    if (copy_) remove_from_tmp(copy_->path, copy_->fd.get());
     copy_.reset();
+  }
+
+  // A file nmprof made in the target's /tmp ("/tmp/<name>").
+  void remove_from_tmp(const std::string& path, int fd) const {
+    (void)attach::remove_from_target_tmp(target(), tmp(), path.substr(path.rfind('/') + 1), fd);
   }
 
   Channel channel_;
   std::string library_;
   mutable std::optional<attach::TargetFile> copy_;
+  attach::UniqueFd tmp_;
 };
+
+attach::Result<Channel> native_channel(int pid, std::chrono::milliseconds timeout) {
+  auto process = attach::NativeProcess::find(pid, timeout);
+  if (!process) return process.error();
+  auto shared = std::make_shared<attach::NativeProcess>(std::move(*process));
+  return Channel{shared->process(), "process " + std::to_string(pid),
+                 [shared](std::string_view library, std::string_view request) {
+                   return shared->load_agent(library, request);
+                 },
+                 [shared] { return shared->last_stop(); },
+                 true};
+}
+
+attach::Result<void> Session::stop_child(pid_t pid, std::chrono::milliseconds timeout) const {
+  auto channel = native_channel(pid, timeout);
+  if (!channel) return channel.error();
+  auto tmp = attach::open_target_tmp(channel->target);
+  if (!tmp) return tmp.error();
+  Session child(std::move(*channel), library_, std::nullopt, std::move(*tmp));
+  auto answer = child.exchange({AttachCommand::Stop, {}});
+  if (!answer) return answer.error();
+  // Not recording: forked after the target's stop, or stopped already.
+  if (answer->first != kAttachOk && answer->first != kAttachNotRecording)
+    return attach::Error{child.refusal(answer->first, AttachCommand::Stop, answer->second)};
+  return {};
+}
+
+std::chrono::milliseconds timeout_of(const AttachOptions& options) {
+  return std::chrono::milliseconds(static_cast<long long>(options.timeout * 1000));
+}
 
 // The copy of the agent an earlier attach loaded into the JVM: a library already
 // loaded is found by its name, without reading any file.
@@ -201,33 +272,60 @@ attach::Result<void> collect(int fd, const std::string& output) {
   return {};
 }
 
-// nmprof's recordings in a JVM: /tmp/nmprof-<nspid>-<26 random characters>.jfr.
-std::string recording_prefix(const attach::TargetProcess& target) {
-  return "nmprof-" + std::to_string(target.nspid) + "-";
+// The processes the target forked while recording record on after its stop: each
+// (a descendant with the agent in it, or one that still writes its own file once the
+// target has exited and they are no longer its descendants) gets a stop request of
+// its own, so that its file is whole and no agent records in it any longer. One that
+// exited meanwhile wrote its file as it ended; one forked meanwhile by a child is
+// found on the next look.
+void stop_children(const Session& session, AttachRecordings& recordings, std::chrono::milliseconds timeout) {
+  std::vector<pid_t> asked;  // each is asked once
+  for (;;) {
+    recordings.gather();
+    std::vector<pid_t> children = attach::descendants_with_nmprof(session.target().pid);
+    for (pid_t child : recordings.children_recording())
+      if (pid_t pid = attach::host_pid_of(session.target(), child)) children.push_back(pid);
+    std::erase_if(children, [&](pid_t pid) { return std::find(asked.begin(), asked.end(), pid) != asked.end(); });
+    std::sort(children.begin(), children.end());
+    children.erase(std::unique(children.begin(), children.end()), children.end());
+    if (children.empty()) return;
+    for (pid_t child : children) {
+      asked.push_back(child);
+      auto stopped = session.stop_child(child, timeout);
+      if (!stopped && kill(child, 0) == 0)
+        std::cerr << "nmprof: warning: process " << child << ", forked by " << session.label()
+                  << ", records on: " << stopped.error().message << "\n";
+    }
+  }
 }
 
-bool is_nmprof_recording(const attach::TargetProcess& target, std::string_view path) {
-  std::string prefix = "/tmp/" + recording_prefix(target);
-  return path.size() == prefix.size() + 26 + 4 && path.substr(0, prefix.size()) == prefix &&
-         path.substr(prefix.size() + 26) == ".jfr" &&
-         path.substr(prefix.size(), 26).find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789") ==
-             std::string_view::npos;
+// Stops what the target's children record, collects their recordings with the
+// target's into `output` and removes them all.
+attach::Result<void> collect_all(const Session& session, AttachRecordings& recordings, const std::string& output,
+                                 std::chrono::milliseconds timeout) {
+  stop_children(session, recordings, timeout);
+  recordings.gather();
+  auto collected = recordings.write_to(output);
+  recordings.remove();
+  return collected;
 }
 
-// Converts the collected recording to the format -o names, and summarizes it.
-void summarize(const std::string& output, const AttachOptions& options) {
-  report::deliver_recording(
+// Converts the collected recording to the format -o names, and summarizes it. Returns
+// the exit status: kExitFailure when the conversion failed.
+int summarize(const std::string& output, const AttachOptions& options) {
+  int status = report::deliver_recording(
       {report::recording_path(output, options.keep_jfr), output, options.keep_jfr, options.top, options.quiet, std::nullopt,
        "live at end"},  // the JVM may run on
       std::cerr);
   if (!options.recording.no_live && !options.quiet)
     std::cerr << "  note: live blocks are those allocated since the attach; earlier ones are not known\n";
+  return status;
 }
 
 AttachRequest start_request(const AttachOptions& options, const attach::TargetProcess& target, std::string* error) {
   AttachRequest request{AttachCommand::Start, {}};
   if (!to_agent_options(options.recording, &request.options, error)) return request;
-  request.options.file = attach::unpredictable_tmp_path(recording_prefix(target), ".jfr");
+  request.options.file = new_recording_template(target);
   return request;
 }
 
@@ -235,22 +333,28 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
   std::string error;
   AttachRequest start = start_request(options, session.target(), &error);
   if (!error.empty()) return fail(kExitUsage, error);
-  auto started = session.send(start);
-  if (!started) return fail(kExitFailure, started.error().message);
-  std::string in_target = value(*started, "file");
-  if (in_target != start.options.file)
-    return fail(kExitFailure, "the agent in " + session.label() + " records into " + in_target +
-                                  ", not into " + start.options.file + " as asked");
-  // Held open from now on, it can be read even when the JVM (and its container) is gone.
-  auto recording = attach::open_in_target(session.target(), in_target);
-  if (!recording) return fail(kExitFailure, recording.error().message);
-  auto tmp = attach::open_target_tmp(session.target());
-  if (!tmp) return fail(kExitFailure, tmp.error().message);
-
+  std::string expected = recording_of(start.options.file, session.target().nspid);
+  AttachRecordings recordings(session.target(), session.tmp(), recording_stem(session.target(), expected));
+  // From now on a signal that would end nmprof ends the recording instead, once it is
+  // started: never a recording left running in the target, nor its file.
   struct sigaction interrupt = {};
-  interrupt.sa_handler = on_interrupt;
-  sigaction(SIGINT, &interrupt, nullptr);
-  sigaction(SIGTERM, &interrupt, nullptr);
+  interrupt.sa_sigaction = on_interrupt;
+  interrupt.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&interrupt.sa_mask);
+  for (int signo : kStoppingSignals) sigaction(signo, &interrupt, nullptr);
+  auto started = session.send(start);
+  if (!started) {
+    recordings.gather();  // what the agent wrote before it failed, or before the target exited
+    recordings.remove();
+    return fail(kExitFailure, started.error().message);
+  }
+  std::string in_target = value(*started, "file");
+  if (in_target != expected)
+    return fail(kExitFailure, "the agent in " + session.label() + " records into " + in_target +
+                                  ", not into " + expected + " as asked");
+  // Held open from now on, it can be read even when the JVM (and its container) is gone.
+  recordings.gather();
+
   if (!options.quiet) {
     std::cerr << "nmprof: recording " << session.label() << session.stop_text();
     if (options.duration > 0) std::cerr << " for " << options.duration << " s";
@@ -269,14 +373,14 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
   if (exited) {
     if (!options.quiet) std::cerr << "nmprof: " << session.label() << " exited; collecting what it recorded\n";
   } else if (auto stopped = session.send({AttachCommand::Stop, {}}); !stopped) {
-    std::cerr << "nmprof: " << stopped.error().message << "; collecting what was written so far\n";
+    std::cerr << "nmprof: " << text::escape_controls(stopped.error().message)
+              << "; collecting what was written so far\n";
   }
-  auto collected = collect(recording->get(), report::recording_path(output, options.keep_jfr));
-  // Through the directory held open: also when the JVM has exited meanwhile.
-  (void)attach::remove_from_target_tmp(session.target(), tmp->get(), in_target.substr(5), recording->get());
+  // Through the directory held open: also when the target has exited meanwhile.
+  auto collected = collect_all(session, recordings, report::recording_path(output, options.keep_jfr),
+                               timeout_of(options));
   if (!collected) return fail(kExitFailure, collected.error().message);
-  summarize(output, options);
-  return 0;
+  return summarize(output, options);
 }
 
 // dump and stop: the agent says where its recording is; nmprof copies it out.
@@ -284,15 +388,26 @@ int take_recording(const Session& session, const AttachOptions& options, const s
   auto reply = session.send({stop ? AttachCommand::Stop : AttachCommand::Dump, {}});
   if (!reply) return fail(kExitFailure, reply.error().message);
   std::string in_target = value(*reply, "file");
+  std::string recording_path = report::recording_path(output, options.keep_jfr);
+  if (std::string stem = recording_stem(session.target(), in_target); !stem.empty()) {
+    // With the recordings of the processes the target forked meanwhile.
+    AttachRecordings recordings(session.target(), session.tmp(), stem);
+    attach::Result<void> collected{};
+    if (stop) {
+      collected = collect_all(session, recordings, recording_path, timeout_of(options));
+    } else {
+      recordings.gather();
+      collected = recordings.write_to(recording_path);
+    }
+    if (!collected) return fail(kExitFailure, collected.error().message);
+    return summarize(output, options);
+  }
   auto recording = attach::open_in_target(session.target(), in_target);
   if (!recording) return fail(kExitFailure, recording.error().message);
-  auto collected = collect(recording->get(), report::recording_path(output, options.keep_jfr));
+  // A recording nmprof did not start is not nmprof's to delete (file= of -agentpath is the user's).
+  auto collected = collect(recording->get(), recording_path);
   if (!collected) return fail(kExitFailure, collected.error().message);
-  // Only a recording nmprof started is nmprof's to delete (file= of -agentpath is the user's).
-  if (stop && is_nmprof_recording(session.target(), in_target))
-    (void)attach::remove_from_target(session.target(), in_target, recording->get());
-  summarize(output, options);
-  return 0;
+  return summarize(output, options);
 }
 
 int status(const Session& session) {
@@ -316,17 +431,15 @@ attach::Result<Session> open_session(int pid, std::chrono::milliseconds timeout,
   auto target = attach::inspect_process(pid);
   if (!target) return target.error();
   auto maps = attach::read_proc_file(*target, "maps");
+  // Without the rights to read its memory map, nmprof cannot tell a JVM from another process.
+  if (!maps)
+    if (auto allowed = attach::check_attach_permission(*target, "process"); !allowed) return allowed.error();
   std::optional<Channel> channel;
   std::shared_ptr<attach::HotSpotVm> vm;
   if (maps && attach::vm_kind_from_maps(*maps) == attach::VmKind::none) {
-    auto process = attach::NativeProcess::find(pid, timeout);
-    if (!process) return process.error();
-    auto shared = std::make_shared<attach::NativeProcess>(std::move(*process));
-    channel = Channel{shared->process(), "process " + std::to_string(pid),
-                      [shared](std::string_view library, std::string_view request) {
-                        return shared->load_agent(library, request);
-                      },
-                      [shared] { return shared->last_stop(); }};
+    auto native = native_channel(pid, timeout);
+    if (!native) return native.error();
+    channel = std::move(*native);
   } else {
     attach::AttachTimeouts timeouts;
     timeouts.listener = timeout;
@@ -339,6 +452,10 @@ attach::Result<Session> open_session(int pid, std::chrono::milliseconds timeout,
                         return vm->load_agent(library, request);
                       }};
   }
+  // Held from before the first request: what nmprof or the agent make there is removed
+  // through it, also once the target has exited.
+  auto tmp = attach::open_target_tmp(channel->target);
+  if (!tmp) return tmp.error();
   auto library = agent_for(channel->target, agent);
   if (!library) return library.error();
   auto& [library_path, copy] = *library;
@@ -351,7 +468,7 @@ attach::Result<Session> open_session(int pid, std::chrono::milliseconds timeout,
                    "-agentpath:"
                 << agent << "=<options>\n";
   }
-  return Session(std::move(*channel), library_path, std::move(copy));
+  return Session(std::move(*channel), library_path, std::move(copy), std::move(*tmp));
 }
 
 }  // namespace
@@ -365,17 +482,18 @@ void add_attach_command(CLI::App& app, AttachOptions& options) {
                      "start (begin recording), status, dump (copy what is recorded so far), stop (copy and end)")
       ->check(CLI::IsMember({"start", "status", "dump", "stop"}));
   add_recording_options(attach, options.recording);
-  attach->add_option("--duration", options.duration, "Seconds to record (one shot; default: until Ctrl-C)")
-      ->check(CLI::NonNegativeNumber);
+  add_seconds_option(attach, "--duration", options.duration, {0, kMaxDuration},
+                     "Seconds to record (one shot; default: until Ctrl-C; at most a year)");
   attach->add_option("-o,--output", options.output, "Where the profile goes (default nmprof-<pid>.jfr; %p, %t)");
   attach->add_option("--top", options.top, "Stacks shown in the summary")->default_val(options.top)
       ->check(CLI::Range(1, 1000000).description(""))
       ->type_name("N");
   attach->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
   attach->add_flag("--keep-jfr", options.keep_jfr, "With -o in another format (x.pb.gz), keep the JFR too (x.jfr)");
-  attach->add_option("--timeout", options.timeout, "Seconds the target gets to answer each request")
-      ->default_val(options.timeout)
-      ->check(CLI::PositiveNumber);
+  add_trust_environment_flag(attach, options.trust_environment);
+  add_seconds_option(attach, "--timeout", options.timeout, {kMinTimeout, kMaxTimeout},
+                     "Seconds the target gets to answer each request (at most a day)")
+      ->default_str(std::to_string(static_cast<int>(options.timeout)));
   attach->footer(
       "Examples:\n"
       "  nmprof attach 4123 --nativemem 1m --duration 30 -o leak.jfr\n"
@@ -394,11 +512,10 @@ int attach_command(const AttachOptions& options) {
     return fail(kExitUsage, error);
   bool writes_output = options.action.empty() || options.action == "dump" || options.action == "stop";
   if (writes_output && !check_output(output, &error)) return fail(kExitFailure, error);
-  std::string agent = find_agent(&error);
+  std::string agent = find_agent(options.trust_environment, &error);
   if (agent.empty()) return fail(kExitFailure, error);
 
-  auto opened = open_session(options.pid, std::chrono::milliseconds(static_cast<long long>(options.timeout * 1000)),
-                             starts, options.quiet, agent);
+  auto opened = open_session(options.pid, timeout_of(options), starts, options.quiet, agent);
   if (!opened) return fail(kExitFailure, opened.error().message);
   const Session& session = *opened;
 
@@ -409,7 +526,13 @@ int attach_command(const AttachOptions& options) {
   AttachRequest start = start_request(options, session.target(), &error);
   if (!error.empty()) return fail(kExitUsage, error);
   auto started = session.send(start);
-  if (!started) return fail(kExitFailure, started.error().message);
+  if (!started) {
+    AttachRecordings written(session.target(), session.tmp(),
+                             recording_stem(session.target(), recording_of(start.options.file, session.target().nspid)));
+    written.gather();  // what the agent wrote before it failed, or before the target exited
+    written.remove();
+    return fail(kExitFailure, started.error().message);
+  }
   std::cerr << "nmprof: recording " << session.label() << " into " << value(*started, "file") << session.stop_text()
             << " (in its file system)\n";
   if (!options.quiet)

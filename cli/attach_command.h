@@ -21,6 +21,7 @@ struct AttachOptions {
   size_t top = 10;
   bool quiet = false;
   bool keep_jfr = false;  // when -o names another format
+  bool trust_environment = false;  // NMPROF_AGENT under sudo (agent_location.h)
   double timeout = 10;  // seconds the target gets to answer
 };
 

@@ -7,19 +7,21 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iterator>
+
+#include "cli/signals.h"
 
 extern char** environ;
 
 namespace nmprof::cli {
 namespace {
 
-constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP};
-
 volatile sig_atomic_t g_child = 0;
 
 void forward(int signo, siginfo_t* info, void*) {
-  // From the kernel (a terminal key): the child, in our process group, got it too.
-  if (g_child > 0 && info->si_code <= 0) kill(g_child, signo);
+  // From the kernel (a terminal key or resize): the child, in our process group, got it
+  // too. A SIGPIPE of our own write is ours alone.
+  if (g_child > 0 && info->si_code <= 0 && !raised_by_own_write(signo, info)) kill(g_child, signo);
 }
 
 std::vector<std::string> environment_with(const Environment& overrides) {
@@ -60,12 +62,13 @@ bool run_child(const std::string& path, const std::vector<std::string>& argv, co
   ours.sa_sigaction = forward;
   ours.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&ours.sa_mask);
-  struct sigaction previous[3];
-  for (size_t i = 0; i < 3; i++) sigaction(kForwardedSignals[i], &ours, &previous[i]);
+  constexpr size_t kCount = std::size(kForwardedSignals);
+  struct sigaction previous[kCount];
+  for (size_t i = 0; i < kCount; i++) sigaction(kForwardedSignals[i], &ours, &previous[i]);
 
   pid_t pid = fork();
   if (pid == 0) {
-    for (size_t i = 0; i < 3; i++) sigaction(kForwardedSignals[i], &previous[i], nullptr);
+    for (size_t i = 0; i < kCount; i++) sigaction(kForwardedSignals[i], &previous[i], nullptr);
     close(report[0]);
     execve(path.c_str(), argp.data(), envp.data());
     int e = errno;
@@ -90,7 +93,7 @@ bool run_child(const std::string& path, const std::vector<std::string>& argv, co
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   g_child = 0;
-  for (size_t i = 0; i < 3; i++) sigaction(kForwardedSignals[i], &previous[i], nullptr);
+  for (size_t i = 0; i < kCount; i++) sigaction(kForwardedSignals[i], &previous[i], nullptr);
   if (n == sizeof exec_errno) {
     *error = "cannot run " + path + ": " + strerror(exec_errno);
     return false;

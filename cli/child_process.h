@@ -1,7 +1,8 @@
 // Runs the profiled command as a child with inherited stdin/stdout/stderr and a
-// modified environment, forwarding the SIGINT/SIGTERM/SIGHUP that someone sends to
-// nmprof. (A terminal's Ctrl-C reaches the child directly, being in the same process
-// group, so only signals sent by a process are forwarded.)
+// modified environment, forwarding the signals that someone sends to nmprof
+// (signals.h: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE,
+// SIGWINCH). A terminal's Ctrl-C reaches the child directly, being in the same
+// process group, so only signals sent by a process are forwarded.
 #pragma once
 
 #include <string>

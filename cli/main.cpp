@@ -13,6 +13,7 @@
 #include "cli/report/report_command.h"
 #include "cli/run_command.h"
 #include "cli/shell_completion.h"
+#include "cli/signals.h"
 
 namespace {
 
@@ -79,12 +80,17 @@ void add_report_command(CLI::App& app, nmprof::report::ReportOptions& options) {
       ->type_name("BASE");
   report->add_flag("-q,--quiet", options.quiet, "Show no progress while reading a large recording");
   report->add_flag("--live", options.live, "Show what is still allocated at the end instead of what was allocated");
+  report->add_flag("--peak", options.peak,
+                   "Show what was live at the moment of the highest estimated live total (the peak) instead of "
+                   "what was allocated");
   nmprof::cli::add_report_view_options(report, options);
   report->footer(
       "Examples:\n"
       "  nmprof report app.jfr --live\n"
+      "  nmprof report app.jfr --peak\n"
       "  nmprof report app.jfr -o app.pb.gz && go tool pprof -top app.pb.gz\n"
       "  nmprof report app.jfr --format collapsed | flamegraph.pl > app.svg\n"
+      "  nmprof report app.jfr -o app.html      (a flame graph page with a chart of memory over the run)\n"
       "  nmprof report after.jfr --diff before.jfr --live\n"
       "  nmprof report app.jfr --by function --sort total --include '^parse'\n"
       "  nmprof report after.jfr --diff before.jfr --fail-on-growth 16m      (a CI gate: exit status 3)");
@@ -98,6 +104,7 @@ int usage_error(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  nmprof::cli::survive_broken_pipes();
   CLI::App app{"nmprof: who allocates native memory, and who still holds it", "nmprof"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "nmprof " NMPROF_VERSION);

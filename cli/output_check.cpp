@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "cli/invoking_user.h"
+#include "cli/output_writer.h"
 #include "common/safe_file.h"
 
 namespace nmprof::cli {
@@ -37,6 +38,11 @@ std::string directory_of(const std::string& output) {
 }  // namespace
 
 bool check_output(const std::string& output, std::string* error) {
+  if (output == "-") {
+    *error = "-o - (standard output) is for nmprof report; run and attach write a file (the command's output "
+             "goes to standard output)";
+    return false;
+  }
   AsInvokingUser as_user;
   std::string dir_name = directory_of(output);
   const char* name = nullptr;
@@ -66,11 +72,8 @@ bool check_output(const std::string& output, std::string* error) {
   } else if (probed != 0) {
     *error = "cannot write " + output + ": directory " + dir_name + " is not writable (" +
              safe_file::error_text(probed) + ")";
-  } else if (exists && S_ISDIR(st.st_mode)) {
-    *error = "-o " + output + " is a directory; give a file name";
-  } else if (exists && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
-    *error = "-o " + output + " exists and is not a regular file (a FIFO, socket or device); nmprof replaces only "
-             "regular files";
+  } else if (const char* why = refusal_to_replace(dir, name)) {
+    *error = "-o " + output + " " + why;
   } else if (exists && S_ISREG(st.st_mode) && faccessat(dir, name, W_OK, AT_EACCESS) != 0) {
     *error = "cannot write " + output + ": permission denied";
   } else {

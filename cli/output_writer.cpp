@@ -9,26 +9,12 @@
 #include <cstring>
 #include <utility>
 
+#include "cli/fd_output_stream.h"
 #include "cli/invoking_user.h"
 #include "common/safe_file.h"
 
 namespace nmprof::cli {
 namespace {
-
-// Closes its descriptors; removes the staging file unless it was renamed.
-struct Staging {
-  int dir = -1;
-  int fd = -1;
-  char name[64] = "";
-  ~Staging() {
-    if (fd >= 0) close(fd);
-    if (name[0]) {
-      AsInvokingUser as_user;
-      unlinkat(dir, name, 0);
-    }
-    if (dir >= 0) close(dir);
-  }
-};
 
 bool write_all(int fd, const char* data, size_t size) {
   while (size > 0) {
@@ -43,37 +29,81 @@ bool write_all(int fd, const char* data, size_t size) {
 
 }  // namespace
 
-bool write_output(const std::string& output, std::string* error, const OutputFiller& fill) {
-  Staging staging;
-  const char* name = nullptr;
-  {
+const char* refusal_to_replace(int dir, const char* name) {
+  struct stat st {};
+  if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || S_ISREG(st.st_mode)) return nullptr;
+  if (S_ISDIR(st.st_mode)) return "is a directory; give a file name";
+  if (S_ISLNK(st.st_mode))
+    return "is a symbolic link; nmprof neither follows nor replaces links (name the file itself; -o - is standard "
+           "output for report)";
+  return "exists and is not a regular file (a FIFO, socket or device); nmprof replaces only regular files (-o - is "
+         "standard output for report)";
+}
+
+OutputFile::OutputFile(std::string output) : output_(std::move(output)) {}
+
+OutputFile::~OutputFile() {
+  stream_.reset();
+  if (fd_ >= 0) close(fd_);
+  if (staging_[0]) {
     AsInvokingUser as_user;
-    staging.dir = safe_file::open_parent(output.c_str(), &name);
-    if (staging.dir < 0) {
-      *error = "cannot write " + output + ": " + safe_file::error_text(staging.dir);
-      return false;
-    }
-    // Mode as for any file the user creates (umask applies); it replaces the output.
-    staging.fd = safe_file::create_unique(staging.dir, ".nmprof-", ".partial", O_WRONLY, 0666, staging.name,
-                                          sizeof staging.name);
-    if (staging.fd < 0) {
-      staging.name[0] = '\0';
-      *error = "cannot create a file next to " + output + ": " + safe_file::error_text(staging.fd);
-      return false;
-    }
+    unlinkat(dir_, staging_, 0);
   }
-  if (!fill(staging.fd, error)) return false;
-  if (fsync(staging.fd) != 0 || close(std::exchange(staging.fd, -1)) != 0) {
-    *error = "cannot write " + output + ": " + strerror(errno);
-    return false;
-  }
+  if (dir_ >= 0) close(dir_);
+}
+
+bool OutputFile::open(std::string* error) {
   AsInvokingUser as_user;
-  if (renameat(staging.dir, staging.name, staging.dir, name) != 0) {
-    *error = "cannot write " + output + ": " + strerror(errno);
+  dir_ = safe_file::open_parent(output_.c_str(), &name_);
+  if (dir_ < 0) {
+    *error = "cannot write " + output_ + ": " +
+             (dir_ == -EISDIR ? "it names a directory; give a file name" : safe_file::error_text(dir_));
     return false;
   }
-  staging.name[0] = '\0';
+  if (const char* why = refusal_to_replace(dir_, name_)) {
+    *error = "-o " + output_ + " " + why;
+    return false;
+  }
+  fd_ = safe_file::create_unique(dir_, ".nmprof-", ".partial", O_WRONLY, 0600, staging_, sizeof staging_);
+  if (fd_ < 0) {
+    staging_[0] = '\0';
+    *error = "cannot create a file next to " + output_ + ": " + safe_file::error_text(fd_);
+    return false;
+  }
   return true;
+}
+
+std::ostream& OutputFile::stream() {
+  if (!stream_) stream_ = std::make_unique<FdOutputStream>(fd_);
+  return *stream_;
+}
+
+bool OutputFile::commit(std::string* error) {
+  auto fail = [&](int code) {
+    *error = "cannot write " + output_ + ": " + strerror(code);
+    return false;
+  };
+  if (stream_) {
+    auto& stream = static_cast<FdOutputStream&>(*stream_);
+    stream.flush();
+    if (stream.error() || !stream) return fail(stream.error() ? stream.error() : EIO);
+  }
+  if (fsync(fd_) != 0) return fail(errno);
+  if (close(std::exchange(fd_, -1)) != 0) return fail(errno);
+  AsInvokingUser as_user;
+  // Looked at again: a link or FIFO put there meanwhile is not replaced either.
+  if (const char* why = refusal_to_replace(dir_, name_)) {
+    *error = "-o " + output_ + " " + why;
+    return false;
+  }
+  if (renameat(dir_, staging_, dir_, name_) != 0) return fail(errno);
+  staging_[0] = '\0';
+  return true;
+}
+
+bool write_output(const std::string& output, std::string* error, const OutputFiller& fill) {
+  OutputFile file(output);
+  return file.open(error) && fill(file.fd(), error) && file.commit(error);
 }
 
 bool copy_file(int source, size_t length, int out, std::string* error) {

@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <functional>
 #include <memory>
 
 #include "cli/output_writer.h"
+#include "common/safe_file.h"
 #include "formats/jfr/nmprof_schema.h"
 #include "formats/jfr/reading/chunk_header.h"
 #include "formats/jfr/varint.h"
@@ -22,10 +22,8 @@
 namespace nmprof::cli {
 namespace {
 
-namespace fs = std::filesystem;
-
 struct Input {
-  std::string path;
+  std::string name;
   std::unique_ptr<jfr::MappedFile> file;
   int64_t start_nanos = 0;
   size_t complete_bytes = 0;  // the prefix made of whole chunks
@@ -39,19 +37,19 @@ void measure(Input& input, std::vector<std::string>& warnings) {
   if (offset > 0) input.start_nanos = jfr::parse_chunk_header(bytes).start_nanos;
   input.complete_bytes = offset;
   if (offset < bytes.size())
-    warnings.push_back(fs::path(input.path).filename().string() + ": dropped " +
+    warnings.push_back(input.name + ": dropped " +
                        std::to_string(bytes.size() - offset) +
                        " bytes written after its last complete write (the process died while writing)");
 }
 
 // The agent holds an exclusive flock on its file while its process lives: a process
 // that outlived the command (a daemon) is recorded only up to now.
-bool still_recording(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return false;
-  bool locked = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-  close(fd);
-  return locked;
+bool still_recording(int fd) {
+  if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
+    flock(fd, LOCK_UN);
+    return false;
+  }
+  return errno == EWOULDBLOCK;
 }
 
 // The length of the prefix of a file of `size` bytes made of whole chunks;
@@ -111,28 +109,29 @@ bool holds_samples(std::span<const uint8_t> chunks) {
   return false;
 }
 
-bool merge_recordings(const std::string& directory, const std::string& output, MergeResult* result,
+bool merge_recordings(StagingDirectory& directory, const std::string& output, MergeResult* result,
                       std::string* error) {
   std::vector<Input> inputs;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(directory, ec)) {
-    if (entry.path().extension() != ".jfr") continue;
-    Input input{entry.path().string(), nullptr};
+  for (const std::string& name : directory.names(".jfr")) {
+    int fd = directory.open_file(name);
+    if (fd < 0) {
+      result->warnings.push_back(name + " left out: " + safe_file::error_text(fd));
+      continue;
+    }
+    Input input{name, nullptr};
     try {
-      input.file = std::make_unique<jfr::MappedFile>(input.path);
+      input.file = std::make_unique<jfr::MappedFile>(fd, name);
     } catch (const std::exception& e) {
       result->warnings.push_back(e.what());
+      close(fd);
       continue;
     }
     measure(input, result->warnings);
-    if (still_recording(input.path))
-      result->warnings.push_back("process " + entry.path().stem().string() +
+    if (still_recording(fd))
+      result->warnings.push_back("process " + name.substr(0, name.find('.')) +
                                  " outlived the command: what it records from now on is not in the profile");
+    close(fd);
     if (input.complete_bytes > 0) inputs.push_back(std::move(input));
-  }
-  if (ec) {
-    *error = "cannot read " + directory + ": " + ec.message();
-    return false;
   }
   std::sort(inputs.begin(), inputs.end(), [](const Input& a, const Input& b) { return a.start_nanos < b.start_nanos; });
   for (Input& input : inputs) input.sampled = holds_samples(input.file->bytes().first(input.complete_bytes));
@@ -156,12 +155,12 @@ bool merge_recordings(const std::string& directory, const std::string& output, M
       return true;
     });
     if (!written) {
-      *error += "; the per-process recordings are kept in " + directory;
+      *error += "; the per-process recordings are kept in " + directory.path();
       return false;
     }
   }
   inputs.clear();
-  fs::remove_all(directory, ec);
+  directory.remove();
   return true;
 }
 

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/staging_directory.h"
+
 namespace nmprof::cli {
 
 // The length of the prefix of `bytes` made of whole chunks: what a reader can take
@@ -29,10 +31,11 @@ struct MergeResult {
   std::vector<std::string> warnings;  // one line each
 };
 
-// Writes the merged file to `output` (output_writer.h: whole, or not at all), and
-// deletes the inputs and `directory` when that succeeded. Returns false with *error
-// otherwise, leaving the inputs where they are.
-bool merge_recordings(const std::string& directory, const std::string& output, MergeResult* result,
+// Writes the merged recordings of `directory` to `output` (output_writer.h: whole,
+// or not at all), and deletes the inputs and `directory` when that succeeded. Returns
+// false with *error otherwise, leaving the inputs where they are. Only regular files
+// of ours are read (staging_directory.h); anything else there is named in a warning.
+bool merge_recordings(StagingDirectory& directory, const std::string& output, MergeResult* result,
                       std::string* error);
 
 }  // namespace nmprof::cli

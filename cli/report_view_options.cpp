@@ -7,6 +7,9 @@
 namespace nmprof::cli {
 namespace {
 
+constexpr int64_t kMaxPid = int64_t{1} << 22;  // Linux's largest pid_max
+constexpr size_t kMaxDepth = 1000000;
+
 template <class T>
 CLI::Option* add_repeatable(CLI::App* report, const std::string& name, std::vector<T>& target, const std::string& help) {
   return report->add_option(name, target, help)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
@@ -41,7 +44,9 @@ CLI::Option* add_offset(CLI::App* report, const std::string& name, std::optional
 }
 
 void add_filter_options(CLI::App* report, report::SampleFilter& filter) {
-  add_repeatable(report, "--pid", filter.pids, "Only samples of this process (repeatable)")->type_name("PID");
+  add_repeatable(report, "--pid", filter.pids, "Only samples of this process (repeatable)")
+      ->check(CLI::Range(int64_t{1}, kMaxPid).description(""))
+      ->type_name("PID");
   add_repeatable(report, "--thread", filter.threads, "Only samples taken on this thread: its name or id (repeatable)")
       ->type_name("NAME|TID");
   add_offset(report, "--from", filter.from_nanos, "Only samples taken TIME after the recording started or later");
@@ -85,7 +90,7 @@ void add_report_view_options(CLI::App* report, report::ReportOptions& options) {
   report->add_flag("--wide", options.wide, "Never shorten names to fit the terminal (COLUMNS sets its width)");
   report->add_option("--depth", options.depth, "Frames shown per stack in the text report (0: all)")
       ->default_val(options.depth)
-      ->check(CLI::NonNegativeNumber.description(""))
+      ->check(CLI::Range(size_t{0}, kMaxDepth).description(""))
       ->type_name("N");
   add_size_option(report, "--fail-on-live", options.gate.max_live,
                   "Exit with status 3 when more than SIZE is live at the end of the recording (a CI gate)");

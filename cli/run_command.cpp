@@ -18,6 +18,8 @@
 #include "cli/recording_merge.h"
 #include "cli/report/report_command.h"
 #include "cli/size_option.h"
+#include "cli/staging_directory.h"
+#include "formats/text/utf8.h"
 
 namespace nmprof::cli {
 namespace {
@@ -65,6 +67,7 @@ void add_run_command(CLI::App& app, RunOptions& options) {
   add_size_option(run, "--fail-on-live", options.fail_on_live,
                   "Exit with status 3 when the program exited 0 but more than SIZE was live at its end (a CI gate)");
   run->add_flag("--keep-jfr", options.keep_jfr, "With -o in another format (x.pb.gz), keep the JFR too (x.jfr)");
+  add_trust_environment_flag(run, options.trust_environment);
   run->add_option("command", options.command, "The program and its arguments, after --")->required();
   run->footer(
       "Examples:\n"
@@ -84,7 +87,7 @@ int run_command(const RunOptions& options) {
   std::string program = check_program(options.command[0], &error);
   if (program.empty())
     return fail(error.rfind("command not found", 0) == 0 ? kExitNotFound : kExitCannotRun, error);
-  std::string agent_path = find_agent(&error);
+  std::string agent_path = find_agent(options.trust_environment, &error);
   if (agent_path.empty()) return fail(kExitFailure, error);
 
   // Under sudo the output's directory is the user's, who could swap the staging
@@ -94,27 +97,32 @@ int run_command(const RunOptions& options) {
   fs::path output_dir = invoked_through_sudo()  ? fs::path("/tmp")
                         : output_parent.empty() ? fs::current_path()
                                                 : fs::absolute(output_parent);
-  std::string staging = (output_dir / ".nmprof-XXXXXX").string();
-  if (!mkdtemp(staging.data())) return fail(kExitFailure, "cannot create a directory in " + output_dir.string());
-  agent.file = staging + "/%p.jfr";
+  StagingDirectory staging;
+  if (!staging.create(output_dir.string(), &error)) return fail(kExitFailure, error);
+  agent.file = staging.path() + "/%p.jfr";
 
   time_t started = time(nullptr);
   ChildExit child;
   Environment env = {{"LD_PRELOAD", appended("LD_PRELOAD", agent_path)},
                      {"NMPROF_OPTIONS", format_agent_options(agent)}};
   if (!run_child(program, options.command, env, &child, &error)) {
-    fs::remove_all(staging);
+    staging.remove();
     return fail(kExitCannotRun, error);
   }
 
   std::string output = expand_path_template(options.output, child.pid, local_time_text(started));
   std::string recording = report::recording_path(output, options.keep_jfr);
   MergeResult merged;
+  // A profile that could not be written fails the run, whatever the command's status
+  // (a failing command's status is kept: it says more).
+  auto failed = [&child] { return child.status != 0 ? child.status : kExitFailure; };
   if (!merge_recordings(staging, recording, &merged, &error)) {
     fail(kExitFailure, error);
-    return child.status;
+    return failed();
   }
-  for (const auto& warning : merged.warnings) std::cerr << "nmprof: warning: " << warning << "\n";
+  // They name files of the staging directory, which its parent's owner could name.
+  for (const auto& warning : merged.warnings)
+    std::cerr << "nmprof: warning: " << text::escape_controls(warning) << "\n";
   if (!merged.written && child.signal != 0) {
     // The program died before its recording could be written (SIGKILL, or a signal
     // nmprof does not catch).
@@ -129,6 +137,7 @@ int run_command(const RunOptions& options) {
     // into the program's own output.
     int delivered = report::deliver_recording(
         {recording, output, options.keep_jfr, options.top, options.quiet, options.fail_on_live}, std::cerr);
+    if (delivered == kExitFailure) return failed();
     if (delivered == kExitGate && child.status == 0) return kExitGate;
   }
   return child.status;

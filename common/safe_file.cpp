@@ -16,10 +16,13 @@ constexpr size_t kRandomLength = 26;
 
 int negative_errno() { return errno ? -errno : -EIO; }
 
+DescriptorOps g_ops = {[](int dir, const char* path, int flags, mode_t mode) { return openat(dir, path, flags, mode); },
+                       [](int fd) { close(fd); }};
+
 // Closes `fd` keeping errno, and returns `error`.
 int close_with(int fd, int error) {
   int saved = errno;
-  close(fd);
+  g_ops.close(fd);
   errno = saved;
   return error;
 }
@@ -43,6 +46,8 @@ int check_stat(const struct stat& st, uid_t owner) {
 }
 
 }  // namespace
+
+void set_descriptor_ops(const DescriptorOps& ops) { g_ops = ops; }
 
 const char* error_text(int error) {
   switch (error) {
@@ -86,7 +91,7 @@ int open_parent(const char* path, const char** name) {
     *name = slash + 1;
   }
   if (**name == '\0') return -EISDIR;
-  int dir = open(dir_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  int dir = g_ops.open_at(AT_FDCWD, dir_path, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
   if (dir < 0) return negative_errno();
   int checked = check_directory(dir);
   return checked < 0 ? close_with(dir, checked) : dir;
@@ -109,7 +114,7 @@ bool random_name(char* out, size_t length) {
 }
 
 int create_new(int dir, const char* name, int flags, mode_t mode) {
-  int fd = openat(dir, name, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+  int fd = g_ops.open_at(dir, name, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0) return negative_errno();
   struct stat st;
   if (fstat(fd, &st) != 0) return close_with(fd, negative_errno());
@@ -136,23 +141,28 @@ int check_owned_regular(int fd, uid_t owner) {
 }
 
 int open_owned(int dir, const char* name, int flags, uid_t owner, int self_fds) {
-  int path_fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  int path_fd = g_ops.open_at(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
   if (path_fd < 0) return negative_errno();
   struct stat checked;
   if (fstat(path_fd, &checked) != 0) return close_with(path_fd, negative_errno());
   if (S_ISLNK(checked.st_mode)) return close_with(path_fd, -ELOOP);
   if (int bad = check_stat(checked, owner)) return close_with(path_fd, bad);
   // Reopening the O_PATH descriptor opens exactly the inode checked, whatever the
-  // name means by now.
+  // name means by now (and the check after, that no one closed and reused its number).
   flags = (flags & ~O_CREAT) | O_CLOEXEC;
   char link[32];
   fd_name(path_fd, self_fds < 0, link);
-  int fd = self_fds < 0 ? open(link, flags) : openat(self_fds, link, flags);
+  int fd = g_ops.open_at(self_fds < 0 ? AT_FDCWD : self_fds, link, flags, 0);
   close_with(path_fd, 0);
-  if (fd >= 0 || errno != ENOENT) return fd < 0 ? negative_errno() : fd;
+  if (fd >= 0) {
+    struct stat opened;
+    if (fstat(fd, &opened) != 0) return close_with(fd, negative_errno());
+    return opened.st_dev == checked.st_dev && opened.st_ino == checked.st_ino ? fd : close_with(fd, -EAGAIN);
+  }
+  if (errno != ENOENT) return negative_errno();
   // No /proc: open the name again, never blocking on a FIFO swapped in meanwhile,
   // and keep (and truncate) it only if it is still the file checked.
-  fd = openat(dir, name, (flags & ~O_TRUNC) | O_NOFOLLOW | O_NONBLOCK);
+  fd = g_ops.open_at(dir, name, (flags & ~O_TRUNC) | O_NOFOLLOW | O_NONBLOCK, 0);
   if (fd < 0) return negative_errno();
   struct stat opened;
   if (fstat(fd, &opened) != 0) return close_with(fd, negative_errno());

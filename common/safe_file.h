@@ -35,6 +35,16 @@ int open_parent(const char* path, const char** name);
 // Checks a directory descriptor as open_parent does.
 int check_directory(int dir);
 
+// Where the functions here open and close descriptors: openat(2) and close(2) unless
+// set otherwise. The agent registers its own against a program that closes numbers
+// it does not own (agent/safety/own_descriptors.h); what it gets from here, it
+// closes with its ops too.
+struct DescriptorOps {
+  int (*open_at)(int dir, const char* path, int flags, mode_t mode);
+  void (*close)(int fd);
+};
+void set_descriptor_ops(const DescriptorOps& ops);
+
 // `length` random characters from [a-z0-9] (128 bits and more from 25 on) and a NUL.
 bool random_name(char* out, size_t length);
 

@@ -3,7 +3,7 @@ libjvm.so and listens on /tmp/.java_pid<pid>, then answers every attach request
 the way the test asks (python3 fake_jvm.py MODE LIBDIR [VICTIM]):
 
   flood    streams reply bytes without end
-  sparse   makes the agent's reply file 8 GiB (sparse) and reports success
+  sparse   makes the agent's reply file 8 GiB (sparse), says its path, and reports success
   escapes  a reply with nmprof's token, escape sequences and absurd numbers
   names    a reply with nmprof's token naming VICTIM as the recording
 """
@@ -43,6 +43,7 @@ def answer(mode, connection, victim):
             connection.sendall(chunk)
     if mode == "sparse":
         os.truncate(options["reply"], 8 << 30)
+        print(f"reply {options['reply']}", flush=True)  # for the test to check it is removed
     else:
         lines = {"escapes": f"result=ok\nrecording=true\nfile=/tmp/\x1b]0;pwned\x07\x1b[2Jx.jfr\nlive_bytes=1e999\n"
                             f"samples=12\x1b[31m\ntoken={options.get('token', '')}\n",

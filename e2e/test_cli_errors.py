@@ -2,6 +2,8 @@
 
 import os
 
+import pytest
+
 from conftest import run
 
 
@@ -66,3 +68,29 @@ def test_report_of_a_file_that_is_not_jfr(nmprof, tmp_path):
 def test_report_of_a_missing_file(nmprof, tmp_path):
     result = run(nmprof, "report", tmp_path / "missing.jfr")
     assert result.returncode != 0 and "missing.jfr" in result.stderr
+
+
+# Hostile testing, item 7: numbers that are not numbers of seconds (or out of any
+# sensible range) are refused in one line before anything is attached to.
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e308", "-1", "99999999999999999999", "0x10", "5s", ""])
+@pytest.mark.parametrize("option", ["--timeout", "--duration"])
+def test_attach_seconds_are_finite_and_in_range(nmprof, option, value):
+    action = ["status"] if option == "--timeout" else []
+    result = run(nmprof, "attach", os.getpid(), *action, option, value, timeout=10)
+    one_line_error(result, 2, option, "is not a number of seconds")
+    assert len(result.stderr) < 200, result.stderr
+
+
+def test_a_timeout_of_zero_is_refused_and_fractions_are_taken(nmprof):
+    one_line_error(run(nmprof, "attach", os.getpid(), "status", "--timeout", "0", timeout=10), 2, "--timeout")
+    for option, value in (("--timeout", "0.5"), ("--duration", "0")):
+        result = run(nmprof, "attach", 4000000, option, value, timeout=10)
+        one_line_error(result, 1, "no such process")
+
+
+@pytest.mark.parametrize("args", [["--depth", "99999999999999999999"], ["--depth", "1e308"], ["--pid", "-1"],
+                                  ["--pid", "99999999999999999999"], ["--top", "nan"]])
+def test_report_counts_are_in_range(nmprof, tmp_path, args):
+    result = run(nmprof, "report", tmp_path / "missing.jfr", *args)
+    one_line_error(result, 2, args[0])
+    assert len(result.stderr) < 200, result.stderr

@@ -32,6 +32,7 @@ def test_bash_completes_subcommands_options_and_choices(nmprof, tmp_path):
     assert complete(nmprof, tmp_path, "report", "x.jfr", "--format", "") == ["text", "json", "pprof", "collapsed",
                                                                               "html"]
     assert complete(nmprof, tmp_path, "report", "--value", "c") == ["count"]
+    assert complete(nmprof, tmp_path, "report", "--pe") == ["--peak", "--peek"]
     assert complete(nmprof, tmp_path, "run", "--native") == ["--nativemem"]
     assert complete(nmprof, tmp_path, "run", "--nativemem", "") == []  # a size: nothing to offer
     assert "--duration" in complete(nmprof, tmp_path, "attach", "--")

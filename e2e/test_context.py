@@ -177,6 +177,25 @@ def test_without_declared_attributes_spans_still_recorded(nmprof, requests_progr
     assert report["statistics"]["undeclared_attributes"] == 3 * REQUESTS
 
 
+def test_a_context_set_by_a_key_destructor_stays_with_its_thread(nmprof, tmp_path):
+    # Thread A's own pthread key destructor sets its span after the agent's destructor
+    # ran; thread B starts meanwhile. Before the fix the agent gave A's block to B at
+    # once, so A's span went into B's block (B's samples said span 1) and A's last
+    # samples had none.
+    program = tmp_path / "context_key_destructor"
+    subprocess.run(["gcc", "-O2", "-g", "-fno-omit-frame-pointer", f"-I{HERE.parent / 'include'}", "-Wall", "-Werror",
+                    "-o", str(program), str(PROGRAMS / "context_key_destructor.c"), "-pthread"], check=True)
+    out = tmp_path / "destructor.jfr"
+    result = run(nmprof, "run", "-q", "--nativemem", "64k", "-o", out, "--", program)
+    assert result.returncode == 0 and result.stdout == "ok\n", result.stderr
+    spans = {}
+    for e in jfr_events(out, "profiler.Malloc"):
+        site = next((f for f in stack_of(e) if f.startswith("context_key_destructor!site_")), None)
+        if site:
+            spans.setdefault(site.split("!")[1], set()).add(e["values"]["spanId"])
+    assert spans == {"site_a": {1}, "site_a_destructor": {1}, "site_b": {2}}
+
+
 def one_line_usage_error(result, *words):
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith("nmprof: ") and len(result.stderr.splitlines()) <= 2, result.stderr
@@ -192,6 +211,7 @@ def one_line_usage_error(result, *words):
     (["--context-attributes", ""], ["bad context attribute name ''"]),
     (["--context-attributes", "route,route"], ["declared twice"]),
     (["--context-attributes", "size"], ["is a field of profiler.Malloc"]),
+    (["--context-attributes", "route,allocator"], ["context attribute name 'allocator' is a field of profiler.Malloc"]),
     (["--context-attributes", "http.route"], ["bad context attribute name 'http.route'"]),
 ])
 def test_bad_context_options(nmprof, tmp_path, args, words):

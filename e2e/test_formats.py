@@ -11,6 +11,7 @@ import shutil
 import stat
 import time
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -193,19 +194,21 @@ def test_bad_input_gets_one_clear_line(nmprof, leak_recording, programs, tmp_pat
 
 
 def test_outputs_that_are_not_plain_files(nmprof, leak_recording, tmp_path):
-    # A device is written in place: /dev/full fails in one line and stays a device.
+    # Only regular files are replaced: a device is refused, never opened, and stays one.
     line = one_line_error(run(nmprof, "report", leak_recording, "-o", "/dev/full"))
-    assert "cannot write /dev/full: No space left on device" in line
+    assert "-o /dev/full exists and is not a regular file" in line and "-o - is standard output" in line
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
-    written = run(nmprof, "report", leak_recording, "--format", "collapsed", "-o", "/dev/stdout", check=0)
+    # -o - is standard output, as without -o.
+    written = run(nmprof, "report", leak_recording, "--format", "collapsed", "-o", "-", check=0)
     assert ";site_churn " in written.stdout
-    # A symbolic link stays one; the file it points to gets the output.
+    assert not (Path.cwd() / "-").exists()
+    # A symbolic link is neither followed nor replaced.
     target = tmp_path / "real.txt"
     target.write_text("old\n")
     link = tmp_path / "link.txt"
     link.symlink_to(target)
-    run(nmprof, "report", leak_recording, "-o", link, check=0)
-    assert link.is_symlink() and target.read_text().startswith("nmprof report:")
+    assert "is a symbolic link" in one_line_error(run(nmprof, "report", leak_recording, "-o", link))
+    assert link.is_symlink() and target.read_text() == "old\n"
 
 
 def read_terminal(fd):
@@ -288,3 +291,21 @@ def test_attach_dumps_convert_and_diff(nmprof, java_programs, tmp_path):
         assert diff["totals"]["allocated_change_bytes"] > 0  # the JVM went on allocating
     finally:
         t.kill()
+
+
+# Hostile testing, item 16: a recording joined with itself (`cat a.jfr a.jfr`) is
+# counted once, with a one-line note; main counted every sample twice.
+def test_a_recording_joined_with_itself_is_counted_once(nmprof, programs, leak_recording, tmp_path):
+    other = tmp_path / "other.jfr"
+    run(nmprof, "run", "-q", "--nativemem", "64k", "-o", other, "--", programs.c("known_totals.c"), 1, 20000, 100, 1,
+        check=0)
+    both = tmp_path / "both.jfr"
+    both.write_bytes(leak_recording.read_bytes() + other.read_bytes())
+    twice = tmp_path / "twice.jfr"
+    twice.write_bytes(both.read_bytes() * 2)
+    once = report_json(nmprof, both)
+    result = run(nmprof, "report", twice, "--format", "json", check=0)
+    assert json.loads(result.stdout)["totals"] == once["totals"]
+    notes = [line for line in result.stderr.splitlines() if "repeat" in line]
+    assert len(notes) == 1 and "counted once" in notes[0], result.stderr
+    assert notes[0].startswith("nmprof report: warning:") and " 2 chunks repeat" in notes[0]

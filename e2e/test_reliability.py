@@ -256,3 +256,23 @@ def test_a_sample_taken_while_glibc_registers_exit_handlers_does_not_hang(nmprof
     out, result = profiled(nmprof, tmp_path, program, timeout=30)
     assert_same_as_plain(result, expected)
     assert expected.stdout == "40 handlers ran\n"
+
+
+@pytest.mark.parametrize("how", ["clone", "syscall"])
+def test_a_child_made_without_fork_is_recorded_as_a_process_of_its_own(nmprof, programs, tmp_path, how):
+    """Neither clone() without CLONE_VM nor syscall(SYS_fork) runs pthread_atfork
+    handlers. Before the fix the child, a copy of a parent whose writer thread was
+    running, waited for that thread (clone: it hung), or wrote its samples into the
+    parent's file at the parent's offsets (syscall: damaged records)."""
+    program = programs.c("raw_fork.c")
+    expected = plain(program, how, 1)
+    assert expected.stdout == "ok\n"
+    out, result = profiled(nmprof, tmp_path, program, how, 1, interval="256k", timeout=30)
+    assert_same_as_plain(result, expected)
+    assert "not profiled" not in result.stderr
+    report = report_json(nmprof, out)
+    samples = {p["pid"]: p["statistics"]["samples"] for p in report["processes"]}
+    assert len(samples) == 2 and all(samples.values()), samples
+    assert sum(samples.values()) == report["allocated"]["samples"]
+    # The clone()d child runs on a stack of its own, which the walker does not follow.
+    assert len(jfr_events(out, "profiler.Malloc")) == report["allocated"]["samples"]

@@ -260,7 +260,7 @@ def test_wording_and_edge_cases(nmprof, programs, leak, tmp_path):
     multi = tmp_path / "multi.jfr"
     run(nmprof, "run", "--nativemem", "64k", "-o", multi, "--", programs.c("live_leak.c"), 1, "2000\nmore", check=0)
     header = run(nmprof, "report", multi, check=0).stdout.split("\n\n")[0]
-    assert re.search(r"^Command .*live_leak 1 '?2000\\nmore'?\nProcess ", header, re.M), header
+    assert re.search(r"^Command .*live_leak 1 '?2000\\x0amore'?\nProcess ", header, re.M), header
 
 
 def test_json_settings_name_the_file_not_the_staging_path(nmprof, leak):

@@ -4,6 +4,7 @@ and a working directory the program cannot write."""
 
 import contextlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -144,3 +145,16 @@ def test_an_unwritable_default_output_leaves_the_program_running(programs):
     assert result.returncode == 0
     lines = [line for line in result.stderr.splitlines() if line.startswith("nmprof:")]
     assert len(lines) == 1 and "cannot write" in lines[0] and "allocations pass through" in lines[0], result.stderr
+
+
+# Hostile testing, item 16: the disk fills between the agent's recording and run's
+# copy of it to -o: run fails (not exit 0 as on main) and says where the recording is.
+def test_a_full_disk_at_the_final_copy_fails_the_run_and_keeps_the_recording(nmprof, programs):
+    with tmpfs("size=600k") as disk:
+        out = disk / "out.jfr"
+        result = run(nmprof, "run", "--nativemem", "0", "-o", out, "--", programs.c("known_totals.c"), *WORKLOAD)
+        assert result.returncode == 1, result.stderr
+        assert not out.exists()
+        kept = re.search(r"kept in (\S+)", result.stderr)
+        assert kept and "No space left on device" in result.stderr, result.stderr
+        assert list(Path(kept.group(1)).glob("*.jfr"))

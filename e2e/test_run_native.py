@@ -271,3 +271,49 @@ def test_jdk_jfr_tools_accept_the_recording(nmprof, programs, tmp_path, jdk):
     assert "libz.so.1.deflateInit2_()" in printed
     settings = jfr_events(out, "jdk.ActiveSetting", jdk)
     assert {"nativemem": "65536"}.items() <= {s["values"]["name"]: s["values"]["value"] for s in settings}.items()
+
+
+# Hostile testing, item 15: what php-fpm's and nginx's users send (USR1, USR2, QUIT),
+# and ALRM, PIPE, WINCH, reach the command; nmprof neither dies of them nor leaves
+# its staging directory behind.
+def test_signals_sent_to_nmprof_reach_the_command_and_never_end_nmprof(nmprof, programs, tmp_path):
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    proc = subprocess.Popen([str(nmprof), "run", "--nativemem", "0", "-q", "-o", str(out_dir / "sig.jfr"), "--",
+                             str(programs.c("signal_catcher.c"))], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        for signo in (signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM, signal.SIGPIPE, signal.SIGQUIT,
+                      signal.SIGWINCH, signal.SIGHUP):
+            proc.send_signal(signo)
+            assert proc.stdout.readline().strip() == f"got {int(signo)}"
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 128 + signal.SIGTERM, stderr
+    assert [p.name for p in out_dir.iterdir()] == ["sig.jfr"]
+
+
+def sigpipe_ignored(status_text):
+    ignored = next(int(line.split()[1], 16) for line in status_text.splitlines() if line.startswith("SigIgn:"))
+    return bool(ignored & (1 << (signal.SIGPIPE - 1)))
+
+
+def test_a_closed_stderr_or_stdout_never_kills_nmprof(nmprof, programs, tmp_path):
+    reader, closed = os.pipe()
+    os.close(reader)
+    try:
+        out = tmp_path / "out.jfr"
+        run_result = subprocess.run([str(nmprof), "run", "--nativemem", "0", "-o", str(out), "--", "cat",
+                                     "/proc/self/status"], stdout=subprocess.PIPE, stderr=closed, text=True,
+                                    timeout=60)
+        assert run_result.returncode == 0 and out.is_file()
+        # The command gets SIGPIPE's default action, as without nmprof.
+        assert not sigpipe_ignored(run_result.stdout)
+        report = subprocess.run([str(nmprof), "report", str(out), "--format", "collapsed"], stdout=closed,
+                                stderr=subprocess.PIPE, text=True, timeout=60)
+        assert report.returncode == 1 and report.stderr == ""
+    finally:
+        os.close(closed)

@@ -5,6 +5,7 @@ would hide the attacks (fs.protected_symlinks, _regular, _fifos) are 0 meanwhile
 
 import os
 import pwd
+import re
 import shutil
 import signal
 import stat
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import HERE, JDK17, JDK25, jfr_events, run
+from conftest import HERE, JDK17, JDK25, jfr_events, run, stack_of
 from test_attach import has_mixed_stack, java_methods, one_line_error, target  # noqa: F401 (target is a fixture)
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root, to create users and act as them")
@@ -128,8 +129,9 @@ def test_a_planted_agent_copy_is_never_loaded(nmprof, jvm, tmp_path, jdk, shared
         run(nmprof, "attach", t.pid, "start", "--nativemem", "256k", env=env, check=0)
         maps = Path(f"/proc/{t.pid}/maps").read_text()
         assert str(planted) not in maps and not marker.exists()
-        assert "nmprof-agent-" in maps
-        assert not list(Path("/tmp").glob("nmprof-agent-*[!0-9].so")), "the copy is deleted once loaded"
+        copies = {line.split(None, 5)[5] for line in maps.splitlines() if "/nmprof-agent-" in line}
+        # The copy this attach made, deleted once loaded (other attaches may have copies of their own meanwhile).
+        assert len(copies) == 1 and copies.pop().endswith(" (deleted)"), copies
         assert "recording into" in run(nmprof, "attach", t.pid, "status", env=env, check=0).stdout
         time.sleep(1)
         out = tmp_path / "out.jfr"
@@ -168,7 +170,7 @@ def test_attach_recordings_are_private_to_the_jvms_user(nmprof, jvm, tmp_path):
     recording = Path(f"/proc/{t.pid}/root") / started.stderr.split(" into ")[1].split()[0].lstrip("/")
     st = recording.stat()
     assert stat.S_IMODE(st.st_mode) == 0o600 and st.st_uid == ids(JVM_USER)[0]
-    assert len(recording.name) == len(f"nmprof-{t.pid}-") + 26 + 4, "its name cannot be guessed"
+    assert len(recording.name) == len(f"nmprof-{t.pid}-") + 26 + len(f".{t.pid}.jfr"), "its name cannot be guessed"
     run(nmprof, "attach", t.pid, "stop", "-q", "-o", tmp_path / "out.jfr", check=0)
     assert not recording.exists()
 
@@ -272,7 +274,8 @@ def test_an_endless_attach_reply_is_cut_off(nmprof, fake_jvm):
 def test_a_huge_reply_file_is_not_read(nmprof, fake_jvm):
     fake = fake_jvm("sparse")
     one_line_error(run(nmprof, "attach", fake.pid, "status", timeout=60), "tampered")
-    assert not list(Path("/tmp").glob("nmprof-reply-*"))
+    reply = fake.proc.stdout.readline().split(" ", 1)[1].strip()
+    assert reply.startswith("/tmp/nmprof-reply-") and not Path(reply).exists()
 
 
 # Finding 3: numbers that are not numbers and escape sequences in a reply.
@@ -443,3 +446,192 @@ def test_paths_that_look_like_options_stay_paths(nmprof, programs, tmp_path, dir
         check=0)
     events = jfr_events(out_dir / "out.jfr", "profiler.Malloc")
     assert events and max(len(e["values"]["stackTrace"]["frames"]) for e in events) > 1
+
+
+# Hostile testing of the CLI (the security/reliability issue, item 1): every output,
+# converted formats included, is written by the one safe writer: a link planted at
+# the output's name is neither followed nor replaced, a FIFO or device is never opened.
+CONVERTED = [".html", ".pb.gz", ".txt", ".json", ".collapsed"]
+
+
+@pytest.fixture(scope="module")
+def recording(nmprof, programs, tmp_path_factory):
+    out = tmp_path_factory.mktemp("recording") / "rec.jfr"
+    run(nmprof, "run", "-q", "--nativemem", "0", "-o", out, "--", programs.c("alloc_sites.c"), check=0)
+    return out
+
+
+@pytest.mark.parametrize("extension", CONVERTED + [".jfr"])
+def test_outputs_never_follow_or_replace_a_planted_link(nmprof, programs, recording, shared_dir, victim, extension):
+    out = shared_dir / ("r" + extension)
+    as_evil("ln", "-s", victim, out, check=True)
+    commands = [["run", "-q", "--nativemem", "0", "-o", out, "--", programs.c("alloc_sites.c")]]
+    if extension != ".jfr":
+        commands.append(["report", recording, "-o", out])
+    for command in commands:
+        result = run(nmprof, *command, timeout=60)
+        assert result.returncode != 0 and "is a symbolic link" in result.stderr, result.stderr
+    assert victim.read_text() == "root's secret\n" and stat.S_IMODE(victim.stat().st_mode) == 0o600
+    assert out.is_symlink() and [p.name for p in shared_dir.iterdir()] == [out.name]
+
+
+def test_a_fifo_or_device_at_a_report_output_is_refused_at_once(nmprof, recording, shared_dir):
+    for extension in CONVERTED:
+        fifo = shared_dir / ("out" + extension)
+        as_evil("mkfifo", fifo, check=True)
+        result = run(nmprof, "report", recording, "-o", fifo, timeout=10)
+        assert result.returncode == 1 and "not a regular file" in result.stderr, result.stderr
+        assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    for device in ("/dev/full", "/dev/null"):
+        result = run(nmprof, "report", recording, "-o", device, timeout=10)
+        assert result.returncode == 1 and "not a regular file" in result.stderr, result.stderr
+        assert stat.S_ISCHR(os.lstat(device).st_mode)
+    result = run(nmprof, "report", recording, "-o", "/dev/stdout", timeout=10)
+    assert result.returncode == 1 and "symbolic link" in result.stderr and result.stdout == ""
+    assert os.path.islink("/dev/stdout")
+
+
+# Item 6: outputs hold command lines and context values: 0600 in every format; under
+# sudo they belong to the invoking user, converted ones too.
+def test_every_output_is_private(nmprof, programs, recording, tmp_path):
+    for extension in CONVERTED + [".jfr"]:
+        out = tmp_path / ("run" + extension)
+        run(nmprof, "run", "-q", "--nativemem", "0", "-o", out, "--keep-jfr", "--", programs.c("alloc_sites.c"),
+            check=0)
+        kept = tmp_path / "run.jfr"
+        for path in (out, kept):
+            assert stat.S_IMODE(path.stat().st_mode) == 0o600, (path, oct(path.stat().st_mode))
+        if extension != ".jfr":
+            report = tmp_path / ("report" + extension)
+            run(nmprof, "report", recording, "-o", report, check=0)
+            assert stat.S_IMODE(report.stat().st_mode) == 0o600, report
+
+
+def test_sudo_converted_outputs_belong_to_the_invoking_user(nmprof, programs, recording, shared_dir, victim):
+    uid, gid = ids(EVIL_USER)
+    env = dict(os.environ, SUDO_UID=str(uid), SUDO_GID=str(gid), SUDO_USER=EVIL_USER)
+    mine = shared_dir / "users"
+    mine.mkdir()
+    os.chown(mine, uid, gid)
+    run(nmprof, "run", "-q", "--nativemem", "0", "-o", mine / "out.html", "--", programs.c("alloc_sites.c"),
+        env=env, check=0)
+    run(nmprof, "report", recording, "-o", mine / "report.txt", env=env, check=0)
+    for name in ("out.html", "report.txt"):
+        assert (mine / name).stat().st_uid == uid, name
+    assert sorted(p.name for p in mine.iterdir()) == ["out.html", "report.txt"]
+    result = run(nmprof, "report", recording, "-o", victim, env=env)
+    assert result.returncode == 1 and victim.read_text() == "root's secret\n"
+
+
+# Item 6: under sudo -E, NMPROF_AGENT is the invoking user's: ignored (one line says
+# so) unless --trust-environment. main loaded whatever it named (and attach copied it
+# into the target's /tmp when the target could not read it: a root-only file).
+def test_sudo_ignores_nmprof_agent_unless_trusted(nmprof, programs, shared_dir):
+    uid, gid = ids(EVIL_USER)
+    plain = dict(os.environ, NMPROF_AGENT="/nonexistent/libnmprof.so")
+    sudo = dict(plain, SUDO_UID=str(uid), SUDO_GID=str(gid))
+    out = shared_dir / "out.jfr"
+    result = run(nmprof, "run", "-q", "--nativemem", "0", "-o", out, "--", programs.c("alloc_sites.c"), env=sudo)
+    assert result.returncode == 0 and jfr_events(out, "profiler.Malloc"), result.stderr
+    ignored = [line for line in result.stderr.splitlines() if "NMPROF_AGENT" in line]
+    assert len(ignored) == 1 and "ignoring" in ignored[0] and "--trust-environment" in ignored[0], result.stderr
+    for env, args in ((sudo, ["--trust-environment"]), (plain, [])):
+        refused = run(nmprof, "run", *args, "-o", out, "--", "true", env=env)
+        assert refused.returncode == 1 and "NMPROF_AGENT=/nonexistent/libnmprof.so does not exist" in refused.stderr
+
+
+# Item 3: what the recorded program names (its path and command line, frame, thread
+# and module names) and what a target says reach no terminal raw and forge no line:
+# control characters and malformed UTF-8 are shown escaped, \xHH.
+HOSTILE_DIR = "dir\x1b]0;title\x07\nx\x9b"  # \x9b: U+009B, a C1 control (CSI)
+HOSTILE_FRAME = "site\nforged;\x1b[31mred"
+
+
+@pytest.fixture(scope="module")
+def hostile_recording(nmprof, programs, tmp_path_factory):
+    directory = tmp_path_factory.mktemp("hostile") / HOSTILE_DIR
+    directory.mkdir()
+    program = directory / "hostile"
+    subprocess.run(["objcopy", f"--redefine-sym=site_churn={HOSTILE_FRAME}", programs.c("live_leak.c"), program],
+                   check=True)
+    out = directory.parent / "hostile.jfr"
+    summary = run(nmprof, "run", "--nativemem", "64k", "-o", out, "--", program, 2, 4000, check=0)
+    return out, summary.stderr
+
+
+def assert_harmless(text):
+    assert not any(ord(c) < 0x20 and c != "\n" or 0x7f <= ord(c) < 0xa0 for c in text), repr(text)
+
+
+def test_recorded_text_is_escaped_in_text_reports(nmprof, hostile_recording):
+    recording, summary = hostile_recording
+    assert_harmless(summary)
+    for args in ([], ["--by", "function"], ["--live"], ["--diff", recording]):
+        text = run(nmprof, "report", recording, *args, check=0).stdout
+        assert_harmless(text)
+    text = run(nmprof, "report", recording, "--by", "function", "--wide", check=0).stdout
+    assert "dir\\x1b]0;title\\x07\\x0ax\\xc2\\x9b/hostile" in text and "site\\x0aforged;\\x1b[31mred" in text
+
+
+def test_a_newline_in_a_frame_name_forges_no_collapsed_stack(nmprof, hostile_recording):
+    recording, _ = hostile_recording
+    for args in (["--format", "collapsed"], ["--diff", recording, "--format", "collapsed"]):
+        lines = run(nmprof, "report", recording, *args, check=0).stdout.splitlines()
+        assert all(re.fullmatch(r"[^ \x00-\x1f]+(?: [^\x00-\x1f]*)*?( -?\d+)+", line) for line in lines), lines
+        assert any(";site\\x0aforged:\\x1b[31mred " in line for line in lines), lines
+        assert not any(line.startswith("forged") for line in lines)
+
+
+def test_a_targets_name_is_escaped_in_attach_errors(nmprof):
+    script = ("import ctypes, os, signal, time\n"
+              "ctypes.CDLL(None).prctl(15, b'\\x1b[2J\\nforged', 0, 0, 0)\n"
+              "print('ready', flush=True)\n"
+              "time.sleep(60)\n")
+    target = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert target.stdout.readline().strip() == "ready"
+        os.kill(target.pid, signal.SIGSTOP)
+        result = run(nmprof, "attach", target.pid, "--duration", "1", timeout=60)
+        one_line_error(result, "is stopped", "(\\x1b[2J)")  # comm ends at the newline
+        assert_harmless(result.stderr)
+    finally:
+        target.kill()
+        target.wait()
+
+
+# Item 2: the owner of the output's directory swaps run's staging directory while the
+# command runs, for one holding a link to a recording of root's and a FIFO. main
+# merged root's recording into the output (and a FIFO there hung it); now the
+# staging directory is reached only through the descriptor opened when it was made.
+def test_a_swapped_staging_directory_is_never_read(nmprof, programs, tmp_path, victim):
+    secret = victim.parent / "secret.jfr"
+    run(nmprof, "run", "-q", "--nativemem", "0", "-o", secret, "--", programs.c("known_totals.c"), 1, 1000, 100, 1,
+        check=0)
+    secret.chmod(0o600)
+    out_dir = Path(tempfile.mkdtemp(prefix="nmprof-evil-out-", dir="/var/tmp"))
+    os.chown(out_dir, *ids(EVIL_USER))
+    try:
+        stop = tmp_path / "stop"
+        proc = subprocess.Popen([str(nmprof), "run", "--nativemem", "64k", "-q", "-o", str(out_dir / "out.jfr"), "--",
+                                 str(programs.c("attach_target.c")), "loop", stop], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        assert proc.stdout.readline().strip() == "ready"
+        staging = next(out_dir.glob(".nmprof-*"))
+        deadline = time.monotonic() + 10
+        while not list(staging.glob("*.jfr")) and time.monotonic() < deadline:  # the agent wrote its first second
+            time.sleep(0.05)
+        swap = (f"import os\nos.rename({str(staging)!r}, {str(out_dir / 'moved')!r})\nos.mkdir({str(staging)!r})\n"
+                f"os.symlink({str(secret)!r}, {str(staging / '1.jfr')!r})\nos.mkfifo({str(staging / '2.jfr')!r})\n")
+        as_evil(sys.executable, "-c", swap, check=True)
+        stop.touch()
+        _, stderr = proc.communicate(timeout=30)
+        assert proc.returncode == 0, stderr
+        functions = {f for e in jfr_events(out_dir / "out.jfr", "profiler.Malloc") for f in stack_of(e)}
+        assert "attach_target!leaky_site" in functions
+        assert not any(f.startswith("known_totals!") for f in functions), functions
+        assert (staging / "1.jfr").is_symlink() and stat.S_ISFIFO((staging / "2.jfr").lstat().st_mode)
+    finally:
+        proc.kill()
+        shutil.rmtree(out_dir)
+        secret.unlink()
+

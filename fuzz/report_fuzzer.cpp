@@ -1,11 +1,12 @@
 // Fuzzes `nmprof report` past the reader: the profile built from a recording, and
-// every view of it (by stack and by function, allocated and live, text and JSON)
-// plus the summary `nmprof run` prints.
+// every view of it (by stack and by function, allocated, live and at the peak, text
+// and JSON), the summary `nmprof run` prints and the flame graph page.
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <sstream>
 
+#include "cli/report/flame_graph.h"
 #include "cli/report/json_report.h"
 #include "cli/report/report.h"
 #include "cli/report/report_command.h"
@@ -37,6 +38,21 @@ void render_every_view(const nmprof::profile::Profile& profile) {
   }
   std::ostringstream summary;
   print_run_summary(profile, "fuzz.jfr", "fuzz.jfr", 5, summary);
+  // The flame graph page, with the profile standing in for itself at its peak when it
+  // has one (the command reads the file again up to the peak).
+  ReportOptions options;
+  options.file = "fuzz.jfr";
+  const nmprof::profile::Profile* at_peak = &profile;
+  try {
+    Report peak = build_peak_report(profile, profile, options);
+    write_text_report(peak, summary);
+  } catch (const ReportError&) {
+    at_peak = nullptr;  // no live view, or nothing was ever live
+  }
+  try {
+    write_flame_graph(profile, at_peak, options, summary);
+  } catch (const ReportError&) {
+  }
 }
 
 }  // namespace

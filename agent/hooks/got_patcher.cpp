@@ -91,24 +91,24 @@ DynamicInfo read_dynamic(const ModuleLayout& m) {
 // of extensions, and its executable has tens of thousands of relocations): the
 // names' first two letters rule out nearly all of them before any strcmp.
 int hooked_function_named(const char* name) {
-  static_assert(kHookCount <= 32, "one bit per hooked function");
+  static_assert(kHookCount <= 64, "one bit per hooked function");
   struct Letters {
-    uint32_t first[256] = {}, second[256] = {};  // the hooks whose name has that letter there
+    uint64_t first[256] = {}, second[256] = {};  // the hooks whose name has that letter there
   };
   static const Letters letters = [] {
     Letters l;
     for (int id = 0; id < kHookCount; id++) {
       const auto* hook = reinterpret_cast<const unsigned char*>(g_hooked_functions[id].name);
-      l.first[hook[0]] |= uint32_t{1} << id;
-      l.second[hook[0] ? hook[1] : 0] |= uint32_t{1} << id;
+      l.first[hook[0]] |= uint64_t{1} << id;
+      l.second[hook[0] ? hook[1] : 0] |= uint64_t{1} << id;
     }
     return l;
   }();
   const auto* letter = reinterpret_cast<const unsigned char*>(name);
-  uint32_t ids = letters.first[letter[0]];
+  uint64_t ids = letters.first[letter[0]];
   if (ids) ids &= letters.second[letter[1]];
   for (; ids; ids &= ids - 1) {
-    int id = __builtin_ctz(ids);
+    int id = __builtin_ctzll(ids);
     if (strcmp(name, g_hooked_functions[id].name) == 0) return id;
   }
   return -1;

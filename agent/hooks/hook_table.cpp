@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include "agent/hooks/allocation_hooks.h"
+#include "agent/hooks/descriptor_hooks.h"
 #include "agent/hooks/process_hooks.h"
 #include "agent/hooks/user_id_hooks.h"
 #include "agent/hooks/signal_hooks.h"
@@ -40,6 +41,11 @@ const HookedFunction g_hooked_functions[kHookCount] = {
     {"seteuid", NMPROF_HOOK_ENTRIES(SeteuidHook)},
     {"setreuid", NMPROF_HOOK_ENTRIES(SetreuidHook)},
     {"setresuid", NMPROF_HOOK_ENTRIES(SetresuidHook)},
+    {"close", NMPROF_HOOK_ENTRIES(CloseHook)},
+    {"close_range", NMPROF_HOOK_ENTRIES(CloseRangeHook)},
+    {"closefrom", NMPROF_HOOK_ENTRIES(ClosefromHook)},
+    {"dup2", NMPROF_HOOK_ENTRIES(Dup2Hook)},
+    {"dup3", NMPROF_HOOK_ENTRIES(Dup3Hook)},
 };
 
 std::atomic<void*> g_hook_targets[kHookCount][kMaxBindings];

@@ -42,6 +42,11 @@ enum HookId {
   kSeteuid,
   kSetreuid,
   kSetresuid,
+  kClose,
+  kCloseRange,
+  kClosefrom,
+  kDup2,
+  kDup3,
   kHookCount
 };
 

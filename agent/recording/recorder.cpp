@@ -616,7 +616,7 @@ void Recorder::append_new_modules() {
   }
 }
 
-void Recorder::append_statistics(uint64_t now) {
+void Recorder::append_statistics(uint64_t now, bool image_ends) {
   LiveHeap* live = live_.load(std::memory_order_relaxed);
   jfr::SmallRecord r(schema::kStatisticsEvent);
   r.varint(now);
@@ -630,7 +630,8 @@ void Recorder::append_statistics(uint64_t now) {
   r.varint(undeclared_context_attributes());
   r.varint(rate_.min_used());
   r.varint(rate_.max_used());
-  r.varint(static_cast<uint64_t>(file_.stopped_growing()));
+  FileLimit stopped = file_.stopped_growing();
+  r.varint(stopped != schema::kGrowing ? stopped : image_ends ? schema::kGrowing : schema::kBeforeTheEnd);
   r.append_to(events_);
 }
 
@@ -639,15 +640,15 @@ void Recorder::append_statistics(uint64_t now) {
 void Recorder::append_last(uint64_t now) {
   out_pools_.clear();
   events_.clear();
-  append_statistics(now);
+  append_statistics(now, false);
   file_.append(out_pools_, events_, now, true);
 }
 
-void Recorder::write_locked(uint64_t now, bool defer_unresolved) {
+void Recorder::write_locked(uint64_t now, bool defer_unresolved, bool image_ends) {
   // A process that recorded nothing leaves no file (unless asked for one).
   if (!file_.opened() && samples_ == 0 && !create_file_) return;
   write_pending_pools(defer_unresolved);
-  append_statistics(now);
+  append_statistics(now, image_ends);
   if (!file_.append(out_pools_, events_, now) && file_.stopped_growing() != jfr::schema::kGrowing) append_last(now);
   out_pools_.clear();
   events_.clear();
@@ -657,7 +658,7 @@ void Recorder::write_locked(uint64_t now, bool defer_unresolved) {
 // The recording ends with the process.
 void Recorder::write_final(uint64_t now) {
   if (!file_.opened() && samples_ == 0 && !create_file_ && !file_.open_now(false)) return;
-  write_locked(now);
+  write_locked(now, false, true);
 }
 
 void Recorder::open_file_now() {
@@ -667,12 +668,12 @@ void Recorder::open_file_now() {
   write_lock_.unlock();
 }
 
-void Recorder::flush() {
+void Recorder::flush(bool image_ends) {
   int self = current_tid();
   write_lock_.lock(self);
   if (recording()) {
     collect(self);
-    write_locked(monotonic_ticks());
+    write_locked(monotonic_ticks(), false, image_ends);
   }
   write_lock_.unlock();
 }
@@ -762,6 +763,11 @@ void Recorder::after_fork_in_child() {
   // Drops the parent's unwritten events (the parent writes them) and its live blocks.
   if (recording()) begin_generation();
   write_lock_.unlock();
+}
+
+bool Recorder::locked() const {
+  LiveHeap* live = live_.load(std::memory_order_relaxed);
+  return write_lock_.owner() != 0 || stacks_.locked() || stripes_.locked() || (live && live->locked());
 }
 
 size_t Recorder::memory_bytes() const {

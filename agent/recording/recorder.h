@@ -74,8 +74,9 @@ class Recorder {
   bool take_block(ThreadState& t, uintptr_t address, LiveHeap::Block* block, uint64_t* taken_at);
   void settle_block(ThreadState& t, const LiveHeap::Block& block, uint64_t taken_at, bool freed);
 
-  // Appends everything recorded so far to the file (exec, _exit, quick_exit).
-  void flush();
+  // Appends everything recorded so far to the file. image_ends: the process image is
+  // about to be replaced (exec): the statistics say it was recorded to its end.
+  void flush(bool image_ends = false);
   // Opens the file now, as the first append would (the process is about to give up
   // the user id that can create it).
   void open_file_now();
@@ -101,6 +102,9 @@ class Recorder {
   void before_fork();
   void after_fork_in_parent();
   void after_fork_in_child();
+  // Whether a thread is in the middle of the recorder's state (a child made without
+  // fork() that finds it so cannot trust its copy).
+  bool locked() const;
 
   struct Status {
     bool recording;
@@ -139,11 +143,12 @@ class Recorder {
   void take_values(const jfr::ByteBuffer& ids);
   void resolve_native_frames(uint32_t id);
   void resolve_java_frames(FrameResolver& java);
-  void write_locked(uint64_t now, bool defer_unresolved = false);
+  // image_ends: the process image's last write (its statistics say so).
+  void write_locked(uint64_t now, bool defer_unresolved = false, bool image_ends = false);
   void write_final(uint64_t now);
   void write_pending_pools(bool defer_unresolved);
   bool has_unresolved_frames(uint32_t stack);
-  void append_statistics(uint64_t now);
+  void append_statistics(uint64_t now, bool image_ends);
   void append_last(uint64_t now);
   void append_new_modules();  // nmprof.Module events for modules of newly written frames
   size_t memory_bytes() const;

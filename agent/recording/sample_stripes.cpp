@@ -60,6 +60,12 @@ bool SampleStripes::owned_by(int self) const {
   return false;
 }
 
+bool SampleStripes::locked() const {
+  for (const Stripe& s : stripes_)
+    if (s.lock.owner() != 0) return true;
+  return false;
+}
+
 void SampleStripes::before_fork(int self) {
   held_for_fork_ = 0;
   for (unsigned i = 0; i < kStripes; i++) {

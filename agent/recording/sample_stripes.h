@@ -44,6 +44,7 @@ class SampleStripes {
   // Empties every stripe and makes them take records of `generation` only.
   void reset(uint32_t generation, int self);
   bool owned_by(int self) const;
+  bool locked() const;  // by any thread
 
   // fork(): all held across it (those `self` holds already are left as they are).
   void before_fork(int self);

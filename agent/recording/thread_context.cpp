@@ -1,6 +1,10 @@
 #include "agent/recording/thread_context.h"
 
 #include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <cstdlib>
 #include <cstring>
@@ -12,38 +16,72 @@ namespace nmprof {
 namespace {
 
 // nmprof.h keeps a thread's block in its own thread-local variable, which the agent
-// cannot clear: a block is never freed, and an exited thread's block goes to the
-// next new thread instead.
+// cannot clear: a block is never freed. When its thread exits, it is retired, and
+// goes to a new thread only once the old one is gone: until then the old thread may
+// still set its context through that variable (a pthread key destructor of the
+// program's that runs after the agent's), and it would write into the new owner's.
 struct Slot {
   nmprof_context_block block;
-  Slot* next_free;
+  Slot* next;
+  int owner;  // the tid of the thread that had it
 };
 
 nmprof_attribute_names g_names;
 pthread_key_t g_key;
 pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
 bool g_key_made = false;
-SpinLock g_free_lock;
-Slot* g_free = nullptr;
+SpinLock g_retired_lock;
+Slot* g_retired = nullptr;
 
-void release_block(void* block) {
-  t_state.context = nullptr;
+// Its thread's thread-local variables are gone with it. (A tid in use again says
+// "alive": the block waits a little longer.) The host's errno is left as it was.
+bool thread_gone(int tid) {
+  int saved = errno;
+  bool gone = tgkill(getpid(), tid, 0) != 0 && errno == ESRCH;
+  errno = saved;
+  return gone;
+}
+
+// The block stays the thread's own: its later key destructors may still set and
+// sample its context.
+void retire_block(void* block) {
   auto* slot = static_cast<Slot*>(block);
-  g_free_lock.lock(t_state.id());
-  slot->next_free = g_free;
-  g_free = slot;
-  g_free_lock.unlock();
+  slot->owner = t_state.id();
+  g_retired_lock.lock(t_state.id());
+  slot->next = g_retired;
+  g_retired = slot;
+  g_retired_lock.unlock();
 }
 
+// A retired block whose thread is gone, or null. The list is looked at outside the
+// lock (a system call per block), then what stays is put back.
 Slot* reused_slot() {
-  g_free_lock.lock(t_state.id());
-  Slot* slot = g_free;
-  if (slot) g_free = slot->next_free;
-  g_free_lock.unlock();
-  return slot;
+  int self = t_state.id();
+  g_retired_lock.lock(self);
+  Slot* list = g_retired;
+  g_retired = nullptr;
+  g_retired_lock.unlock();
+  Slot* found = nullptr;
+  Slot** link = &list;
+  for (Slot* s = list; s; s = s->next) {
+    if (thread_gone(s->owner)) {
+      *link = s->next;
+      found = s;
+      break;
+    }
+    link = &s->next;
+  }
+  if (!list) return found;
+  Slot* last = list;
+  while (last->next) last = last->next;
+  g_retired_lock.lock(self);
+  last->next = g_retired;
+  g_retired = list;
+  g_retired_lock.unlock();
+  return found;
 }
 
-void make_key() { g_key_made = pthread_key_create(&g_key, release_block) == 0; }
+void make_key() { g_key_made = pthread_key_create(&g_key, retire_block) == 0; }
 
 }  // namespace
 
@@ -66,7 +104,7 @@ int declared_attribute_index(const char* name) {
   return -1;
 }
 
-void reset_context_lock_after_fork() { g_free_lock.unlock(); }
+void reset_context_lock_after_fork() { g_retired_lock.unlock(); }
 
 uint64_t undeclared_context_attributes() { return __atomic_load_n(&g_names.undeclared, __ATOMIC_RELAXED); }
 

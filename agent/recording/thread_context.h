@@ -1,7 +1,7 @@
 // The per-thread context of nmprof.h: span ids and attribute values that a thread's
 // code writes into its own block and the sampled path of the same thread reads.
-// Blocks are made on a thread's first call; when it exits, its block waits for the
-// next new thread (nmprof.h may still hold it: blocks are never freed).
+// Blocks are made on a thread's first call; when it exits, its block goes to a new
+// thread once the old one is gone (nmprof.h may still hold it: blocks are never freed).
 #pragma once
 
 #include <string>

@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "agent/safety/own_descriptors.h"
+
 namespace nmprof {
 namespace {
 
@@ -56,11 +58,13 @@ int start_writer_thread(void* (*body)(void*), void* arg) {
 // name, may hold spaces and parentheses) and the number of threads (20th). A main
 // thread that left by pthread_exit() stays, as a zombie, until the last thread ends.
 bool only_thread_left() {
-  int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
   char text[1024];
-  ssize_t n = read(fd, text, sizeof text - 1);
-  close(fd);
+  ssize_t n;
+  {
+    own_descriptors::HeldFile stat("/proc/self/stat", O_RDONLY);
+    if (stat.fd() < 0) return false;
+    n = read(stat.fd(), text, sizeof text - 1);
+  }
   if (n <= 0) return false;
   text[n] = 0;
   const char* p = strrchr(text, ')');

@@ -158,5 +158,6 @@ __attribute__((no_sanitize("address"))) bool owns(const void* p) {
 
 void before_fork() { g_arena.lock.lock(lock_owner_id()); }
 void after_fork() { g_arena.lock.unlock(); }
+bool locked() { return g_arena.lock.owner() != 0; }
 
 }  // namespace nmprof::agent_memory

@@ -26,5 +26,8 @@ bool owns(const void* p);
 // fork(): the lock is held across it, so that the child finds the free lists whole.
 void before_fork();
 void after_fork();
+// Whether a thread is allocating or freeing (a child made without fork() that finds
+// the lock held has free lists that may be half changed).
+bool locked();
 
 }  // namespace nmprof::agent_memory

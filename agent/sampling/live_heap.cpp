@@ -70,6 +70,12 @@ void LiveHeap::before_fork(int self) {
 
 void LiveHeap::after_fork() { unlock_all(); }
 
+bool LiveHeap::locked() const {
+  for (const Shard& s : shards_)
+    if (s.lock.owner() != 0) return true;
+  return false;
+}
+
 bool LiveHeap::owned_by(int self) const {
   for (const Shard& s : shards_)
     if (s.lock.owner() == self) return true;

@@ -60,6 +60,7 @@ class LiveHeap {
   void after_fork();
   // Whether `self` is inside the heap (a signal handler interrupted it).
   bool owned_by(int self) const;
+  bool locked() const;  // any shard, by any thread
 
   size_t blocks() const;
   size_t blocks_of(uint8_t allocator) const {

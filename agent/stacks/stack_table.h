@@ -50,6 +50,7 @@ class StackTable {
   void after_fork() { lock_.unlock(); }
   // Whether `self` is adding a stack (a signal handler interrupted it).
   bool owned_by(int self) const { return lock_.owner() == self; }
+  bool locked() const { return lock_.owner() != 0; }  // by any thread
 
  private:
   static constexpr unsigned kSegmentBits = 12;

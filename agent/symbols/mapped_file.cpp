@@ -9,26 +9,25 @@
 #include <cstring>
 
 #include "agent/safety/error_text.h"
+#include "agent/safety/own_descriptors.h"
 
 namespace nmprof::symbols {
 
 std::optional<MappedFile> MappedFile::open(const std::string& path, std::string* error) {
   // O_NONBLOCK: a FIFO put where a library was would block open() until a writer came.
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
+  own_descriptors::HeldFile file(path.c_str(), O_RDONLY | O_NONBLOCK);
+  if (file.fd() < 0) {
     *error = path + ": " + error_text(errno);
     return std::nullopt;
   }
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+  if (fstat(file.fd(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
     *error = path + ": not a regular, non-empty file";
-    close(fd);
     return std::nullopt;
   }
   size_t size = static_cast<size_t>(st.st_size);
-  void* data = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  void* data = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd(), 0);
   int mmap_errno = errno;
-  close(fd);
   if (data == MAP_FAILED) {
     *error = path + ": mmap: " + error_text(mmap_errno);
     return std::nullopt;

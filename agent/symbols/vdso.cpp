@@ -8,18 +8,19 @@
 #include <cstdio>
 #include <string>
 
+#include "agent/safety/own_descriptors.h"
+
 namespace nmprof::symbols {
 
 namespace {
 
 std::string read_proc_maps() {
   std::string text;
-  int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return text;
+  own_descriptors::HeldFile maps("/proc/self/maps", O_RDONLY);
+  if (maps.fd() < 0) return text;
   char buffer[4096];
   ssize_t n;
-  while ((n = read(fd, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<size_t>(n));
-  close(fd);
+  while ((n = read(maps.fd(), buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<size_t>(n));
   return text;
 }
 

@@ -5,26 +5,37 @@ namespace {
 
 enum class Step { kCaller, kEndOfStack, kBadFrame };
 
+// This process's own stack, read in place.
+struct LocalStack {
+  bool read_word(uintptr_t address, uintptr_t& value) const {
+    value = *reinterpret_cast<const uintptr_t*>(address);
+    return true;
+  }
+};
+
 // The part of the stack above the current frame's sp: every read the walk makes.
+template <class Memory>
 class StackWindow {
  public:
-  StackWindow(uintptr_t low, uintptr_t high) : low_(low), high_(high) {}
+  StackWindow(uintptr_t low, uintptr_t high, const Memory& memory) : low_(low), high_(high), memory_(memory) {}
 
   bool read(uintptr_t address, uintptr_t& value) const {
     if (address % sizeof(uintptr_t) != 0 || address < low_ || address >= high_ ||
         high_ - address < sizeof(uintptr_t)) {
       return false;
     }
-    value = *reinterpret_cast<const uintptr_t*>(address);
-    return true;
+    return memory_.read_word(address, value);
   }
 
  private:
   uintptr_t low_;
   uintptr_t high_;
+  const Memory& memory_;
 };
 
-Step caller_by_rule(const FrameRow& row, const Registers& frame, const StackWindow& stack, Registers& caller) {
+template <class Memory>
+Step caller_by_rule(const FrameRow& row, const Registers& frame, const StackWindow<Memory>& stack,
+                    Registers& caller) {
   uintptr_t base = row.base() == CfaBase::kRsp ? frame.sp : frame.fp;
   uintptr_t cfa = base + row.cfa_offset;
   if (cfa < base) return Step::kBadFrame;
@@ -42,17 +53,19 @@ Step caller_by_rule(const FrameRow& row, const Registers& frame, const StackWind
 
 // Code without unwind rows is assumed to keep rbp as a frame pointer:
 // [rbp] is the caller's rbp, [rbp + 8] the return address.
-Step caller_by_frame_pointer(const Registers& frame, const StackWindow& stack, Registers& caller) {
+template <class Memory>
+Step caller_by_frame_pointer(const Registers& frame, const StackWindow<Memory>& stack, Registers& caller) {
   if (frame.fp == 0) return Step::kEndOfStack;  // the outermost frame clears rbp
   if (!stack.read(frame.fp, caller.fp) || !stack.read(frame.fp + 8, caller.pc)) return Step::kBadFrame;
   caller.sp = frame.fp + 16;
   return Step::kCaller;
 }
 
-}  // namespace
-
-StackWalk walk_stack(const Registers& start, uintptr_t stack_end, const FrameTableLookup& tables,
-                     std::span<uintptr_t> frames, FirstPc first_pc) {
+// One walker for both: this process's stack read in place (no indirect call per word
+// on the agent's sampled path), or another process's through StackMemory.
+template <class Memory>
+StackWalk walk_frames(const Registers& start, uintptr_t stack_end, const FrameTableLookup& tables,
+                      const Memory& memory, std::span<uintptr_t> frames, FirstPc first_pc) {
   StackWalk walk;
   Registers frame = start;
   bool exact_pc = first_pc == FirstPc::kExact;
@@ -75,7 +88,7 @@ StackWalk walk_stack(const Registers& start, uintptr_t stack_end, const FrameTab
       walk.stop = WalkStop::kEndOfStack;
       return walk;
     }
-    StackWindow stack(frame.sp, stack_end);
+    StackWindow<Memory> stack(frame.sp, stack_end, memory);
     Registers caller;
     Step step = row != nullptr ? caller_by_rule(*row, frame, stack, caller)
                                : caller_by_frame_pointer(frame, stack, caller);
@@ -88,6 +101,18 @@ StackWalk walk_stack(const Registers& start, uintptr_t stack_end, const FrameTab
     frame = caller;
     exact_pc = false;
   }
+}
+
+}  // namespace
+
+StackWalk walk_stack(const Registers& start, uintptr_t stack_end, const FrameTableLookup& tables,
+                     std::span<uintptr_t> frames, FirstPc first_pc) {
+  return walk_frames(start, stack_end, tables, LocalStack{}, frames, first_pc);
+}
+
+StackWalk walk_stack(const Registers& start, uintptr_t stack_end, const FrameTableLookup& tables,
+                     const StackMemory& memory, std::span<uintptr_t> frames, FirstPc first_pc) {
+  return walk_frames(start, stack_end, tables, memory, frames, first_pc);
 }
 
 }  // namespace nmprof::unwind

@@ -34,6 +34,16 @@ class FrameTableLookup {
   ~FrameTableLookup() = default;
 };
 
+// The stack of another process (nmprof attach walks a stopped thread of its target).
+class StackMemory {
+ public:
+  // The word at `address` (aligned, inside the stack); false when it cannot be read.
+  virtual bool read_word(uintptr_t address, uintptr_t& value) const = 0;
+
+ protected:
+  ~StackMemory() = default;
+};
+
 enum class WalkStop {
   kEndOfStack,   // the outermost frame was reached
   kUnknownCode,  // a pc outside every known module (JIT code, say): `stopped_at` is that frame
@@ -60,5 +70,9 @@ enum class FirstPc {
 // [start.sp, stack_end).
 StackWalk walk_stack(const Registers& start, uintptr_t stack_end, const FrameTableLookup& tables,
                      std::span<uintptr_t> frames, FirstPc first_pc = FirstPc::kExact);
+
+// The same walk over a stack read through `memory` instead of in place.
+StackWalk walk_stack(const Registers& start, uintptr_t stack_end, const FrameTableLookup& tables,
+                     const StackMemory& memory, std::span<uintptr_t> frames, FirstPc first_pc = FirstPc::kExact);
 
 }  // namespace nmprof::unwind

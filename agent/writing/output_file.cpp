@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "agent/safety/error_text.h"
+#include "agent/safety/own_descriptors.h"
 #include "agent/log.h"
 #include "common/safe_file.h"
 
@@ -29,14 +30,15 @@ std::string with_pid(const std::string& path, long pid) {
 
 // The recording may be in a directory others can write (/tmp): it is created 0600
 // (it holds the command line), and an existing file is used only when it is a
-// regular file of ours (safe_file.h). A descriptor, or -errno / a safe_file code.
+// regular file of ours (safe_file.h). A held descriptor (own_descriptors.h), or
+// -errno / a safe_file code.
 int open_recording(const char* path, int flags, bool create) {
   const char* name;
   int dir = safe_file::open_parent(path, &name);
   if (dir < 0) return dir;
   int fd = create ? safe_file::create_or_open_owned(dir, name, flags, 0600)
                   : safe_file::open_owned(dir, name, flags, geteuid());
-  ::close(dir);
+  own_descriptors::close_held(dir);
   return fd;
 }
 
@@ -67,15 +69,16 @@ int OutputFile::claim(const std::string& path, bool join_recent) {
   else if (ftruncate(fd, 0) != 0)
     error = -errno;
   if (error != 0) {
-    ::close(fd);
+    own_descriptors::close_held(fd);
     return error;
   }
   struct stat st;
   fstat(fd, &st);
-  fd_ = fd;
   device_ = st.st_dev;
   inode_ = st.st_ino;
-  return 0;
+  // Out of the way of loops that close the low numbers (the lock goes with it).
+  kept_ = own_descriptors::keep(fd);
+  return kept_ >= 0 ? 0 : -errno;
 }
 
 // Written since this process started: by the image that exec'd this one (same pid,
@@ -103,7 +106,7 @@ unsigned OutputFile::chunks_of_earlier_images(const std::string& path) const {
       chunks++;
     }
   }
-  ::close(fd);
+  own_descriptors::close_held(fd);
   return chunks;
 }
 
@@ -129,19 +132,51 @@ bool OutputFile::open_file(bool join_recent) {
 }
 
 bool OutputFile::open_now(bool join_recent) {
-  if (fd_ >= 0) return true;
+  if (opened()) return true;
   return !failed_ && open_file(join_recent) && begin_chunk(false);
 }
 
 bool OutputFile::begin_chunk(bool last) {
-  off_t end = lseek(fd_, 0, SEEK_END);
-  cap_writer(end > 0 ? static_cast<uint64_t>(end) : 0, last);
-  return writer_.begin(fd_, metadata_record_, clock_) || stop_or_fail("cannot write", last);
+  int fd = use_descriptor();
+  if (fd < 0) return false;
+  off_t end = lseek(fd, 0, SEEK_END);
+  cap_writer(fd, end > 0 ? static_cast<uint64_t>(end) : 0, last);
+  bool begun = writer_.begin(fd, metadata_record_, clock_);
+  int error = errno;
+  own_descriptors::release(kept_);
+  errno = error;
+  return begun || stop_or_fail("cannot write", last);
 }
 
-bool OutputFile::descriptor_is_ours() const {
+bool OutputFile::is_the_file(int fd) const {
   struct stat st;
-  return fstat(fd_, &st) == 0 && st.st_dev == device_ && st.st_ino == inode_;
+  return fstat(fd, &st) == 0 && st.st_dev == device_ && st.st_ino == inode_;
+}
+
+// The file's descriptor for the system calls until own_descriptors::release(kept_).
+// The program may have taken its number with a raw system call (no hook sees that):
+// the number is then forgotten, not closed, and the file reopened by path. -1, with
+// one line and the recording stopped, when it cannot be.
+int OutputFile::use_descriptor() {
+  int fd = own_descriptors::acquire(kept_);
+  if (fd >= 0 && is_the_file(fd)) return fd;
+  if (fd >= 0) own_descriptors::release(kept_);
+  if (!reopen()) return -1;
+  fd = own_descriptors::acquire(kept_);
+  return fd >= 0 ? fd : (fail("lost the output file"), -1);
+}
+
+bool OutputFile::reopen() {
+  own_descriptors::forget_kept(kept_);
+  kept_ = -1;
+  int fd = open_recording(path().c_str(), O_WRONLY, false);
+  if (fd < 0) return errno = safe_file::to_errno(fd), fail("lost the output file");
+  if (!is_the_file(fd)) {
+    own_descriptors::close_held(fd);
+    return errno = ENOENT, fail("lost the output file");
+  }
+  kept_ = own_descriptors::keep(fd);
+  return kept_ >= 0 || fail("lost the output file");
 }
 
 bool OutputFile::fail(const char* what) {
@@ -150,8 +185,8 @@ bool OutputFile::fail(const char* what) {
   return false;
 }
 
-void OutputFile::cap_writer(uint64_t file_end, bool last) {
-  SizeLimit::Cap cap = limit_.cap(fd_, file_end, last);
+void OutputFile::cap_writer(int fd, uint64_t file_end, bool last) {
+  SizeLimit::Cap cap = limit_.cap(fd, file_end, last);
   writer_.cap_file_size(cap.end);
   cap_by_ = cap.by;
 }
@@ -171,24 +206,44 @@ bool OutputFile::stop_or_fail(const char* what, bool last) {
 bool OutputFile::append(const jfr::ConstantPools& pools, const jfr::ByteBuffer& events, uint64_t now_ticks,
                         bool last) {
   if (failed_ || (stopped_ != jfr::schema::kGrowing && !last)) return false;
-  if (fd_ < 0) {
-    if (!open_file(true) || !begin_chunk(last)) return false;
-  } else if (!descriptor_is_ours()) {
-    // The host closed or reused our descriptor number: continue on a fresh one.
-    int fd = open_recording(path().c_str(), O_WRONLY, false);
-    if (fd < 0) return errno = safe_file::to_errno(fd), fail("lost the output file");
-    fd_ = fd;
-    writer_.reattach(fd);
-  }
-  cap_writer(writer_.file_end(), last);
-  if (!writer_.append(pools, events, now_ticks)) return stop_or_fail("cannot write", last);
+  if (!opened() && (!open_file(true) || !begin_chunk(last))) return false;
+  bool lost = false;
+  bool appended = append_once(pools, events, now_ticks, last, &lost);
+  // A raw close(2) under the write: on the file reopened, what its header does not
+  // cover is cut off, and the append made again.
+  if (lost && reopen()) appended = append_once(pools, events, now_ticks, last, &lost);
+  if (!appended) return !failed_ && stop_or_fail("cannot write", last);
   if (last) failed_ = true;
   return true;
 }
 
+// *lost: the write failed because the descriptor was no longer the file.
+bool OutputFile::append_once(const jfr::ConstantPools& pools, const jfr::ByteBuffer& events, uint64_t now_ticks,
+                             bool last, bool* lost) {
+  int fd = use_descriptor();
+  if (fd < 0) return false;
+  bool appended = writer_.resume(fd);
+  if (appended) {
+    cap_writer(fd, writer_.file_end(), last);
+    appended = writer_.append(pools, events, now_ticks);
+  }
+  int error = errno;
+  *lost = !appended && !is_the_file(fd);
+  own_descriptors::release(kept_);
+  errno = error;
+  return appended;
+}
+
 void OutputFile::close() {
-  if (fd_ >= 0 && descriptor_is_ours()) ::close(fd_);
-  fd_ = -1;
+  if (!opened()) return;
+  int fd = own_descriptors::acquire(kept_);
+  bool ours = fd >= 0 && is_the_file(fd);
+  if (fd >= 0) own_descriptors::release(kept_);
+  if (ours)
+    own_descriptors::close_kept(kept_);
+  else
+    own_descriptors::forget_kept(kept_);
+  kept_ = -1;
 }
 
 }  // namespace nmprof

@@ -2,8 +2,10 @@
 // process that sampled nothing, when it ends, or before the process changes its user id:
 // open_now()), claimed with an exclusive flock (a second
 // process given the same path, e.g. a forked child, writes `name.<pid>.ext`
-// instead), reopened if the host closed our descriptor (daemons close every fd),
-// and a complete JFR file after each append. Each process image (exec) appends a
+// instead), and a complete JFR file after each append. Its descriptor is kept out of
+// the program's way (own_descriptors.h): a program that closes every number moves it;
+// one that closes it with a raw system call has it reopened by path, and what was
+// appended stays. Each process image (exec) appends a
 // chunk of its own: a file written since the process started is an earlier image's
 // recording and is kept; an older one is replaced. It stops growing at its limits
 // (size_limit.h). Needs no heap allocation once the paths are set, so it can be used
@@ -47,7 +49,7 @@ class OutputFile {
   unsigned earlier_images() const;
 
   bool failed() const { return failed_; }
-  bool opened() const { return fd_ >= 0; }
+  bool opened() const { return kept_ >= 0; }
   // The path actually written (the pid-suffixed one when the plain path was taken).
   const std::string& path() const { return using_alternate_ ? alternate_path_ : path_; }
 
@@ -57,10 +59,14 @@ class OutputFile {
   // since this process started, which is joined only when join_recent.
   int claim(const std::string& path, bool join_recent);
   bool begin_chunk(bool last);
+  bool append_once(const jfr::ConstantPools& pools, const jfr::ByteBuffer& events, uint64_t now_ticks, bool last,
+                   bool* lost);
   bool holds_earlier_image(int fd) const;
   unsigned chunks_of_earlier_images(const std::string& path) const;
-  bool descriptor_is_ours() const;
-  void cap_writer(uint64_t file_end, bool last);
+  bool is_the_file(int fd) const;
+  int use_descriptor();
+  bool reopen();
+  void cap_writer(int fd, uint64_t file_end, bool last);
   bool stop_or_fail(const char* what, bool last);
   bool fail(const char* what);
 
@@ -71,7 +77,7 @@ class OutputFile {
   jfr::ByteBuffer metadata_record_;
   jfr::ChunkClock clock_{};
   jfr::ChunkWriter writer_;
-  int fd_ = -1;
+  int kept_ = -1;  // own_descriptors' slot of the file's descriptor
   dev_t device_ = 0;
   ino_t inode_ = 0;
   bool failed_ = false;

@@ -9,17 +9,18 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "agent/safety/own_descriptors.h"
+
 namespace nmprof {
 namespace {
 
 std::string read_file(const char* path) {
   std::string out;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return out;
+  own_descriptors::HeldFile file(path, O_RDONLY);
+  if (file.fd() < 0) return out;
   char buf[4096];
   ssize_t n;
-  while ((n = read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-  close(fd);
+  while ((n = read(file.fd(), buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
   return out;
 }
 

@@ -1,10 +1,13 @@
 #include "attach/ptrace/mapped_objects.h"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -15,8 +18,6 @@
 namespace nmprof::attach {
 namespace {
 
-std::string_view file_name_of(std::string_view path) { return path.substr(path.rfind('/') + 1); }
-
 bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 bool same_file(int fd, const Mapping& object) {
@@ -25,7 +26,35 @@ bool same_file(int fd, const Mapping& object) {
          minor(st.st_dev) == object.dev_minor;
 }
 
+// `path_fd` (an O_PATH descriptor, closed here: nothing was opened for reading
+// yet, no device's open run, no FIFO waited on), opened for reading when it is the
+// regular file `object` maps; -1 otherwise.
+int reopen_if_mapped(int path_fd, const Mapping& object) {
+  if (path_fd < 0) return -1;
+  int fd = same_file(path_fd, object) ? open(("/proc/self/fd/" + std::to_string(path_fd)).c_str(),
+                                             O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+                                      : -1;
+  close(path_fd);
+  return fd;
+}
+
+// `path` in the root directory `root` (the target's), as an O_PATH descriptor,
+// without following any symbolic link the target may have planted on the way.
+int open_in_root(const std::string& root, const std::string& path) {
+  UniqueFd root_fd(open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!root_fd) return -1;
+  open_how how{};
+  how.flags = O_PATH | O_CLOEXEC;
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  int fd = static_cast<int>(syscall(SYS_openat2, root_fd.get(), path.c_str(), &how, sizeof how));
+  if (fd < 0 && errno == ENOSYS)  // before Linux 5.6: the last component at least
+    fd = openat(root_fd.get(), ("." + path).c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  return fd;
+}
+
 }  // namespace
+
+std::string_view file_name_of(std::string_view path) { return path.substr(path.rfind('/') + 1); }
 
 std::vector<Mapping> parse_maps(std::string_view maps) {
   std::vector<Mapping> result;
@@ -70,29 +99,15 @@ bool is_nmprof_agent(std::string_view name) {
          (starts_with(name, "nmprof-agent-") && name.size() > 3 && name.substr(name.size() - 3) == ".so");
 }
 
-bool in_code_of(const std::vector<Mapping>& maps, uint64_t address,
-                const std::function<bool(std::string_view)>& matches) {
-  for (const Mapping& m : maps)
-    if (m.executable && address >= m.start && address < m.end) return matches(file_name_of(m.path));
-  return false;
-}
-
 Result<int> open_mapped_file(const TargetProcess& target, const Mapping& object) {
   std::string proc = "/proc/" + std::to_string(target.pid);
   // map_files/ is the mapped file itself, with no path to resolve: nothing the
   // target planted (a symbolic link, a FIFO) can redirect root. It needs
   // CAP_SYS_ADMIN on older kernels; the path in the target's root is the fallback.
-  for (const Mapping& m : parse_maps(read_text_at(AT_FDCWD, (proc + "/maps").c_str()).value_or(""))) {
-    if (m.start != object.start) continue;
-    char range[64];
-    snprintf(range, sizeof range, "/map_files/%" PRIx64 "-%" PRIx64, m.start, m.end);
-    int fd = open((proc + range).c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd >= 0 && same_file(fd, object)) return fd;
-    if (fd >= 0) close(fd);
-  }
-  int fd = open((proc + "/root" + object.path).c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd >= 0 && same_file(fd, object)) return fd;
-  if (fd >= 0) close(fd);
+  char range[64];
+  snprintf(range, sizeof range, "/map_files/%" PRIx64 "-%" PRIx64, object.start, object.end);
+  if (int fd = reopen_if_mapped(open((proc + range).c_str(), O_PATH | O_CLOEXEC), object); fd >= 0) return fd;
+  if (int fd = reopen_if_mapped(open_in_root(proc + "/root", object.path), object); fd >= 0) return fd;
   return Error{"cannot read " + object.path + " as process " + std::to_string(target.pid) +
                " mapped it (replaced or deleted since, and /proc/" + std::to_string(target.pid) +
                "/map_files is not readable)"};

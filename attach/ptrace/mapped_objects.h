@@ -41,12 +41,14 @@ bool is_dynamic_loader(std::string_view file_name);
 // An nmprof agent: libnmprof.so, or a copy nmprof placed in a container (nmprof-agent-*.so).
 bool is_nmprof_agent(std::string_view file_name);
 
-// True when `address` lies in executable memory of an object that `matches`.
-bool in_code_of(const std::vector<Mapping>& maps, uint64_t address,
-                const std::function<bool(std::string_view file_name)>& matches);
+// "/usr/lib/libc.so.6" -> "libc.so.6"
+std::string_view file_name_of(std::string_view path);
 
-// Opens the file behind `object` as nmprof can read it (/proc/<pid>/root/<path>, or
-// /proc/<pid>/map_files/ when that path now names another file).
+// Opens the file behind `object` for reading, through /proc/<pid>/map_files/ (the
+// mapped file itself), or else its path in the target's root without following any
+// symbolic link; only a regular file with the mapping's device and inode, checked
+// before it is opened for reading (O_PATH), so that nothing the target planted (a
+// link, a FIFO, a device) makes root open another file or block.
 Result<int> open_mapped_file(const TargetProcess& target, const Mapping& object);
 
 // The address of function `name` of the loaded `object` in the target.

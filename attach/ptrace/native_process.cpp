@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -17,7 +19,12 @@
 #include "attach/ptrace/interrupted_syscall.h"
 #include "attach/ptrace/mapped_objects.h"
 #include "attach/ptrace/ptrace_permission.h"
+#include "attach/ptrace/safe_point.h"
 #include "attach/ptrace/seized_thread.h"
+#include "attach/ptrace/target_modules.h"
+#include "attach/ptrace/thread_stack.h"
+#include "attach/ptrace/tracee_wait.h"
+#include "attach/timeouts.h"
 
 namespace nmprof::attach {
 namespace {
@@ -27,15 +34,9 @@ constexpr uint64_t kSigsegvBit = 1ULL << (SIGSEGV - 1);
 
 std::string proc_path(pid_t pid, const std::string& name) { return "/proc/" + std::to_string(pid) + "/" + name; }
 
-// Code that may hold a lock dlopen or the agent needs: a thread stopped there waits.
-bool holds_loader_locks(std::string_view file_name) {
-  return is_libc(file_name) || is_dynamic_loader(file_name) || is_nmprof_agent(file_name) ||
-         file_name.substr(0, 10) == "libpthread" || file_name.substr(0, 5) == "libdl";
-}
-
 // The threads to try, those waiting in an idle call first (stopping them costs
 // the program nothing), then those running.
-std::vector<pid_t> candidate_threads(pid_t pid) {
+std::deque<pid_t> candidate_threads(pid_t pid) {
   std::vector<pid_t> idle, running;
   DIR* dir = opendir(proc_path(pid, "task").c_str());
   if (!dir) return {};
@@ -54,8 +55,9 @@ std::vector<pid_t> candidate_threads(pid_t pid) {
   for (auto* group : {&idle, &running})
     for (size_t i = 0; i < group->size(); i++)
       if ((*group)[i] == pid) std::swap((*group)[0], (*group)[i]);
-  idle.insert(idle.end(), running.begin(), running.end());
-  return idle;
+  std::deque<pid_t> candidates(idle.begin(), idle.end());
+  candidates.insert(candidates.end(), running.begin(), running.end());
+  return candidates;
 }
 
 bool blocks_sigsegv(pid_t pid, pid_t tid) {
@@ -64,28 +66,13 @@ bool blocks_sigsegv(pid_t pid, pid_t tid) {
   return at == std::string::npos || (strtoull(status->c_str() + at + 8, nullptr, 16) & kSigsegvBit);
 }
 
-bool at_safe_point(const SeizedThread& thread, const std::vector<Mapping>& maps) {
-  const user_regs_struct& regs = thread.registers();
-  auto in_call = static_cast<int64_t>(regs.orig_rax);
-  if (in_call >= 0) return is_idle_syscall(in_call);
-  return !in_code_of(maps, regs.rip, holds_loader_locks);
+// Whether the call may run on the thread now (safe_point.h), and if not, why.
+StackVerdict at_safe_point(const SeizedThread& thread, const TargetModules& modules) {
+  auto in_call = static_cast<int64_t>(thread.registers().orig_rax);
+  if (in_call >= 0 && !is_idle_syscall(in_call)) return {false, "in a system call that is not an idle wait"};
+  ThreadStack stack = walk_thread_stack(thread.memory(), thread.registers(), modules);
+  return judge_stack(stack.frames, stack.reached_entry);
 }
-
-// Ctrl-C must not end nmprof while a thread of the target runs nmprof's call: the
-// thread would be left without its registers. The signal comes after it.
-class SignalsDeferred {
- public:
-  SignalsDeferred() {
-    sigset_t set;
-    sigemptyset(&set);
-    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&set, s);
-    pthread_sigmask(SIG_BLOCK, &set, &old_);
-  }
-  ~SignalsDeferred() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
-
- private:
-  sigset_t old_;
-};
 
 Result<uint64_t> dlopen_of(const TargetProcess& target, const Mapping& libc) {
   auto found = remote_function(target, libc, "dlopen");
@@ -94,22 +81,55 @@ Result<uint64_t> dlopen_of(const TargetProcess& target, const Mapping& libc) {
   return found;
 }
 
-Result<void> load_library(SeizedThread& thread, const TargetProcess& target, const Mapping& libc,
-                          std::string_view library) {
-  auto dlopen = dlopen_of(target, libc);
-  if (!dlopen) return dlopen.error();
-  auto handle = thread.call(*dlopen, library, RTLD_NOW);
+Result<void> load_library(SeizedThread& thread, const TargetProcess& target, const Mapping& libc, uint64_t dlopen,
+                          std::string_view library, Clock::time_point deadline) {
+  auto handle = thread.call(dlopen, library, RTLD_NOW, deadline, "dlopen(\"" + std::string(library) + "\")");
   if (!handle) return handle.error();
   if (*handle != 0) return {};
   std::string why = "no reason given";
   if (auto dlerror = remote_function(target, libc, "dlerror")) {
-    auto message = thread.call(*dlerror, "", 0);
+    auto message = thread.call(*dlerror, "", 0, deadline, "dlerror()");
     if (message && *message) why = thread.read_string(*message);
   }
   return Error{"process " + std::to_string(target.pid) + " could not load " + std::string(library) + ": " + why};
 }
 
+Result<uint64_t> entry_point(const TargetProcess& target, const Mapping& agent) {
+  auto entry = remote_function(target, agent, kEntryPoint);
+  if (!entry)
+    return Error{"the nmprof agent loaded in process " + std::to_string(target.pid) + " (" + agent.path +
+                 ") is of a version without attach to native processes: " + entry.error().message};
+  return entry;
+}
+
 }  // namespace
+
+std::vector<pid_t> descendants_with_nmprof(pid_t pid) {
+  std::vector<std::pair<pid_t, pid_t>> parents;  // (process, its parent)
+  if (DIR* proc = opendir("/proc")) {
+    while (dirent* entry = readdir(proc)) {
+      pid_t child = atoi(entry->d_name);
+      auto stat = child > 0 ? read_text_at(AT_FDCWD, proc_path(child, "stat").c_str()) : std::nullopt;
+      size_t end = stat ? stat->rfind(") ") : std::string::npos;
+      if (end != std::string::npos && end + 4 < stat->size())
+        parents.emplace_back(child, static_cast<pid_t>(atoi(stat->c_str() + end + 4)));  // after the state
+    }
+    closedir(proc);
+  }
+  std::vector<pid_t> descendants, found;
+  std::vector<pid_t> frontier{pid};
+  while (!frontier.empty()) {
+    pid_t parent = frontier.back();
+    frontier.pop_back();
+    for (auto [child, its_parent] : parents)
+      if (its_parent == parent) frontier.push_back(child), descendants.push_back(child);
+  }
+  for (pid_t child : descendants) {
+    auto maps = read_text_at(AT_FDCWD, proc_path(child, "maps").c_str());
+    if (maps && find_object(parse_maps(*maps), is_nmprof_agent)) found.push_back(child);
+  }
+  return found;
+}
 
 Result<NativeProcess> NativeProcess::find(pid_t pid, std::chrono::milliseconds timeout) {
   auto target = inspect_process(pid);
@@ -119,6 +139,8 @@ Result<NativeProcess> NativeProcess::find(pid_t pid, std::chrono::milliseconds t
   size_t end = stat ? stat->rfind(") ") : std::string::npos;
   char state = end != std::string::npos && end + 2 < stat->size() ? (*stat)[end + 2] : 'X';
   if (state == 'Z' || state == 'X') return Error{process + " has exited"};
+  // A debugger or strace holds it: a tracing stop ('t') is theirs, not the user's to end.
+  if (tracer_of(pid) != 0) return Error{explain_ptrace_denied(*target)};
   if (state == 'T' || state == 't')
     return Error{process + " is stopped (SIGSTOP, Ctrl-Z or a debugger); resume it (`kill -CONT " +
                  std::to_string(pid) + "`, or detach the debugger) and attach again"};
@@ -145,51 +167,82 @@ Result<NativeProcess> NativeProcess::find(pid_t pid, std::chrono::milliseconds t
 }
 
 Result<int> NativeProcess::load_agent(std::string_view library, std::string_view request) const {
-  SignalsDeferred no_interruption;
-  auto deadline = std::chrono::steady_clock::now() + timeout_;
+  // Ctrl-C and kill end nmprof only once the thread it holds is put back (tracee_wait.h).
+  TraceSignals held_back;
+  auto deadline = Clock::now() + timeout_;
+  auto maps_text = read_proc_file(target_, "maps");
+  if (!maps_text) return maps_text.error();
+  std::vector<Mapping> maps = parse_maps(*maps_text);
+  auto libc = find_object(maps, is_libc);
+  if (!libc) return Error{"process " + std::to_string(target_.pid) + " has no C library loaded"};
+  auto with_agent = [&](std::string_view file_name) {
+    return is_nmprof_agent(file_name) || file_name_of(library) == file_name;
+  };
+  // What the calls need is looked up before any thread stops: a thread is held for
+  // the calls alone (and the agent's, when nmprof loads it, once it is loaded).
+  auto dlopen = dlopen_of(target_, *libc);
+  if (!dlopen) return dlopen.error();
+  std::optional<uint64_t> entry;
+  if (auto agent = find_object(maps, with_agent)) {
+    auto found = entry_point(target_, *agent);
+    if (!found) return found.error();
+    entry = *found;
+  }
+  TargetModules modules(target_, maps);
+  std::string last_refusal;
   for (;;) {
-    auto maps_text = read_proc_file(target_, "maps");
-    if (!maps_text) return maps_text.error();
-    std::vector<Mapping> maps = parse_maps(*maps_text);
-    auto libc = find_object(maps, is_libc);
-    if (!libc) return Error{"process " + std::to_string(target_.pid) + " has no C library loaded"};
-    for (pid_t tid : candidate_threads(target_.pid)) {
+    std::deque<pid_t> candidates = candidate_threads(target_.pid);
+    while (!candidates.empty()) {
+      pid_t tid = candidates.front();
+      candidates.pop_front();
+      if (termination_requested()) return Error{"interrupted"};
       if (blocks_sigsegv(target_.pid, tid)) continue;
-      auto thread = SeizedThread::seize(target_, tid);
+      auto thread = SeizedThread::seize(target_, tid, deadline);
       if (!thread) {
         if (access(proc_path(target_.pid, "task/" + std::to_string(tid)).c_str(), F_OK) != 0) continue;  // ended
-        return thread.error();
+        if (Clock::now() < deadline) return thread.error();
+        last_refusal = "thread " + std::to_string(tid) + " did not stop (busy in the kernel?)";
+        break;  // out of time
       }
-      if (!at_safe_point(*thread, maps)) continue;  // released by its destructor, untouched
-      auto with_agent = [&](std::string_view file_name) {
-        return is_nmprof_agent(file_name) || library.substr(library.rfind('/') + 1) == file_name;
-      };
-      auto agent = find_object(maps, with_agent);
-      if (!agent) {
-        if (auto loaded = load_library(*thread, target_, *libc, library); !loaded) return loaded.error();
+      if (StackVerdict verdict = at_safe_point(*thread, modules); !verdict.safe) {
+        last_refusal = "thread " + std::to_string(tid) + " was " + verdict.why;
+        thread->release();  // untouched
+        // Modules its stack needed are read while it runs; then it is looked at again.
+        if (modules.read_missing()) candidates.push_front(tid);
+        continue;
+      }
+      if (!entry) {
+        if (auto loaded = load_library(*thread, target_, *libc, *dlopen, library, deadline); !loaded)
+          return loaded.error();
         auto now_mapped = read_proc_file(target_, "maps");
-        if (now_mapped) agent = find_object(parse_maps(*now_mapped), with_agent);
+        auto agent = now_mapped ? find_object(parse_maps(*now_mapped), with_agent) : std::nullopt;
         if (!agent) return Error{"process " + std::to_string(target_.pid) + " loaded " + std::string(library) +
                                  " but nmprof cannot find it in its memory map"};
+        auto found = entry_point(target_, *agent);
+        if (!found) return found.error();
+        entry = *found;
       }
-      auto entry = remote_function(target_, *agent, kEntryPoint);
-      if (!entry)
-        return Error{"the nmprof agent loaded in process " + std::to_string(target_.pid) + " (" + agent->path +
-                     ") is of a version without attach to native processes: " + entry.error().message};
-      auto code = thread->call(*entry, request, 0);
+      auto code = thread->call(*entry, request, 0, deadline, std::string("the agent's ") + kEntryPoint);
       last_stop_ = thread->stopped_for();
       thread->release();
       if (!code) return code.error();
       return static_cast<int>(static_cast<uint32_t>(*code));
     }
-    if (std::chrono::steady_clock::now() >= deadline) {
-      char seconds[32];
-      snprintf(seconds, sizeof seconds, "%g s", timeout_.count() / 1000.0);
+    if (termination_requested()) return Error{"interrupted"};
+    if (Clock::now() >= deadline) {
       return Error{"no thread of process " + std::to_string(target_.pid) +
-                   " reached a point where it is safe to load a library (outside the C library and the dynamic "
-                   "loader) within " + seconds + "; attach again, or give it more time with --timeout"};
+                   " reached a point where it is safe to load a library within " + describe_duration(timeout_) +
+                   " (one where no frame of its stack is in the C library, the dynamic loader, an allocator or "
+                   "nmprof's agent, but for an idle call at its top" +
+                   (last_refusal.empty() ? "" : "; the last one tried, " + last_refusal) +
+                   "); attach again, or give it more time with --timeout"};
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    // A pause of varying length: a program's loop that alternates between a safe
+    // point and an unsafe one is not looked at in step with it.
+    std::this_thread::sleep_for(std::chrono::microseconds(500 + random() % 2000));
+    maps_text = read_proc_file(target_, "maps");
+    if (!maps_text) return maps_text.error();
+    modules.update(parse_maps(*maps_text));
   }
 }
 

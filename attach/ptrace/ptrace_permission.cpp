@@ -26,14 +26,14 @@ bool has_cap_sys_ptrace() {
   return caps & (1ULL << kCapSysPtrace);
 }
 
+}  // namespace
+
 pid_t tracer_of(pid_t pid, pid_t tid) {
   std::string path = "/proc/" + std::to_string(pid) + (tid ? "/task/" + std::to_string(tid) : "") + "/status";
   auto status = read_text_at(AT_FDCWD, path.c_str());
   size_t at = status ? status->find("\nTracerPid:") : std::string::npos;
   return at == std::string::npos ? 0 : static_cast<pid_t>(strtol(status->c_str() + at + 11, nullptr, 10));
 }
-
-}  // namespace
 
 std::string explain_ptrace_denied(const PtraceFacts& f) {
   std::string process = "process " + std::to_string(f.pid);

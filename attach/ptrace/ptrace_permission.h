@@ -24,6 +24,9 @@ struct PtraceFacts {
   std::string tracer_name;        // its command name
 };
 
+// The process tracing `pid` (its thread `tid`, if not 0): 0 when none does.
+pid_t tracer_of(pid_t pid, pid_t tid = 0);
+
 // The one-line message for a refused PTRACE_SEIZE.
 std::string explain_ptrace_denied(const PtraceFacts& facts);
 

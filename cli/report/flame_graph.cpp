@@ -1,109 +1,187 @@
 #include "cli/report/flame_graph.h"
 
-#include <array>
-#include <map>
-#include <memory>
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
+#include "cli/report/flame_graph_chart.h"
 #include "cli/report/flame_graph_page.h"
-#include "cli/report/frame_names.h"
+#include "cli/report/flame_graph_stacks.h"
+#include "cli/report/heap_view.h"
 #include "cli/report/json_writer.h"
+#include "cli/report/units.h"
 
 namespace nmprof::report {
 namespace {
 
-// A node's values: allocated and live, of the recording and, in a diff, of the base.
-using Values = std::array<Totals, 4>;
-
-// Stacks merged from the root: one node per function along each path.
-struct Node {
-  std::string name;
-  profile::FrameKind kind = profile::FrameKind::Native;
-  Values values;
-  std::map<std::string, std::unique_ptr<Node>> children;  // by name: a stable order
-};
-
-void add(Node& root, const profile::Profile& profile, uint32_t stack, const Values& values) {
-  Node* node = &root;
-  auto visit = [&](Node* n) {
-    for (size_t i = 0; i < values.size(); i++) n->values[i].add(values[i]);
-  };
-  visit(node);
-  const auto& frames = profile.stacks()[stack].frames;
-  for (auto f = frames.rbegin(); f != frames.rend(); ++f) {
-    const profile::Frame& frame = profile.frames()[*f];
-    std::string name = function_name(frame);
-    auto& child = node->children[name];
-    // A native function inlined into its caller is coloured as Java's inlined frames.
-    profile::FrameKind kind = frame.inlined ? profile::FrameKind::Inlined : frame.kind;
-    if (!child) child = std::make_unique<Node>(Node{name, kind, {}, {}});
-    node = child.get();
-    visit(node);
-  }
-}
-
-// Inside <script>, "</" would end the element: JSON allows "<\/".
+// Inside <script>, "</script" ends the element and "<!--" followed by "<script" puts
+// the parser where "</script>" no longer does (the page goes blank); U+2028 and
+// U+2029 end a line in older script parsers. These characters can only be inside the
+// JSON's strings (recorded names, paths, the command line), where \uXXXX means the same.
 std::string script_safe(const std::string& json) {
   std::string out;
+  out.reserve(json.size());
   for (size_t i = 0; i < json.size(); i++) {
-    out += json[i];
-    if (json[i] == '<' && i + 1 < json.size() && json[i + 1] == '/') out += '\\';
+    char c = json[i];
+    if (c == '<' || c == '>' || c == '&') {
+      out += c == '<' ? "\\u003c" : c == '>' ? "\\u003e" : "\\u0026";
+    } else if (c == '\xE2' && json.compare(i + 1, 2, "\x80\xA8") == 0) {
+      out += "\\u2028";
+      i += 2;
+    } else if (c == '\xE2' && json.compare(i + 1, 2, "\x80\xA9") == 0) {
+      out += "\\u2029";
+      i += 2;
+    } else {
+      out += c;
+    }
   }
   return out;
 }
 
-// "v": bytes and count allocated, then live; a diff adds the base's after them.
-void write_node(JsonWriter& json, const Node& n, bool diff) {
-  json.begin_object();
-  json.field("n", n.name);
-  json.field("k", profile::frame_kind_name(n.kind));
-  json.key("v");
-  json.begin_array();
-  for (size_t i = 0; i < (diff ? 4u : 2u); i++) {
-    json.value(static_cast<int64_t>(n.values[i].bytes + 0.5));
-    json.value(static_cast<int64_t>(n.values[i].count + 0.5));
+int64_t rounded(double v) { return std::isfinite(v) ? std::llround(v) : 0; }
+
+// The page's rows: a node of the tree where stacks end, with its values in each column
+// (allocated, live, ...).
+class Rows {
+ public:
+  explicit Rows(std::vector<std::string> columns) : columns_(std::move(columns)) {}
+
+  // The row of `stack` of `profile`.
+  uint32_t row(const profile::Profile& profile, uint32_t stack) {
+    uint32_t node = tree_.add(profile, stack);
+    auto [it, added] = row_of_node_.try_emplace(node, static_cast<uint32_t>(nodes_.size()));
+    if (added) {
+      nodes_.push_back(node);
+      values_.emplace_back(columns_.size());
+    }
+    return it->second;
   }
-  json.end_array();
-  if (!n.children.empty()) {
-    json.key("c");
+  void add(uint32_t row, size_t column, const Totals& totals) { values_[row][column].add(totals); }
+  size_t size() const { return nodes_.size(); }
+
+  // "columns", "rows" (flat: node, then bytes and count per column) and the tree.
+  void write(JsonWriter& json) const {
+    json.key("columns");
     json.begin_array();
-    for (const auto& [name, child] : n.children) write_node(json, *child, diff);
+    for (const auto& c : columns_) json.value(c);
     json.end_array();
+    json.key("rows");
+    json.begin_array();
+    for (size_t r = 0; r < nodes_.size(); r++) {
+      json.value(static_cast<int64_t>(nodes_[r]));
+      for (const Totals& t : values_[r]) {
+        json.value(rounded(t.bytes));
+        json.value(rounded(t.count));
+      }
+    }
+    json.end_array();
+    tree_.write(json);
   }
-  json.end_object();
+
+ private:
+  std::vector<std::string> columns_;
+  StackTree tree_;
+  std::unordered_map<uint32_t, uint32_t> row_of_node_;
+  std::vector<uint32_t> nodes_;
+  std::vector<std::vector<Totals>> values_;
+};
+
+void write_page(const std::string& data, std::ostream& out) {
+  out << kFlameGraphPageStart << script_safe(data) << kFlameGraphPageEnd;
 }
 
-void write_page(const std::string& title, bool has_live, bool live, const Node& root, bool diff, std::ostream& out) {
-  std::ostringstream data;
-  JsonWriter json(data);
-  json.begin_object();
-  json.field("title", title);
-  json.field("hasLive", has_live);
-  json.field("view", live ? "live" : "allocated");
-  json.field("diff", diff);
-  json.key("root");
-  write_node(json, root, diff);
-  json.end_object();
-  out << kFlameGraphPageStart << script_safe(data.str()) << kFlameGraphPageEnd;
+// "pid 1234, 12.3 s, a sample per 512 KiB on average".
+std::string about_text(const profile::Profile& profile) {
+  TimeRange span = recording_span(profile);
+  std::string text = profile.processes.size() == 1 ? "pid " + std::to_string(profile.processes[0].pid)
+                                                   : std::to_string(profile.processes.size()) + " processes";
+  text += ", " + format_duration(span.end_nanos - span.start_nanos);
+  if (!profile.processes.empty())
+    if (auto interval = profile.processes[0].sampling_interval(); interval && *interval)
+      text += ", a sample per " + format_bytes(static_cast<double>(*interval)) + " on average";
+  return text;
 }
 
 }  // namespace
 
-void write_flame_graph(const profile::Profile& profile, const HeapView& view, bool live, std::ostream& out) {
-  Node root{"all", profile::FrameKind::Native, {}, {}};
-  for (const auto& s : view.stacks) add(root, profile, s.stack, {s.allocated, s.live, {}, {}});
-  std::string title = profile.processes.empty() ? std::string("nmprof") : profile.processes[0].command;
-  write_page(title, view.has_live, live, root, false, out);
+void write_flame_graph(const profile::Profile& profile, const profile::Profile* at_peak, const ReportOptions& options,
+                       std::ostream& out) {
+  HeapView view = heap_view(profile);
+  std::vector<std::string> columns = {"allocated"};
+  if (view.has_live) columns.push_back("live");
+  if (at_peak) columns.push_back("peak");
+  Rows rows(columns);
+  std::vector<uint32_t> row_of_stack(profile.stacks().size(), Chart::kNoRow);
+  for (const auto& s : view.stacks) {
+    uint32_t row = rows.row(profile, s.stack);
+    row_of_stack[s.stack] = row;
+    rows.add(row, 0, s.allocated);
+    if (view.has_live) rows.add(row, 1, s.live);
+  }
+  std::optional<profile::TimeSeries::Peak> peak;
+  if (at_peak) {
+    peak = live_peak(profile);
+    for (const auto& s : heap_view(*at_peak).stacks) rows.add(rows.row(*at_peak, s.stack), columns.size() - 1, s.live);
+  }
+  std::vector<uint32_t> row_of_allocation;
+  for (const auto& a : profile.allocations())
+    row_of_allocation.push_back(a.source == view.source ? row_of_stack[a.stack] : Chart::kNoRow);
+  Chart chart(profile, row_of_allocation, view.has_live);
+
+  const char* opens_on = options.peak && at_peak                                               ? "peak"
+                         : options.live || options.peak                                        ? "live"
+                         : peak && ended_well_below_peak(view.live.bytes, peak->live_bytes) ? "peak"
+                                                                                              : "allocated";
+  std::ostringstream data;
+  JsonWriter json(data, true);
+  json.begin_object();
+  json.field("title", profile.processes.empty() ? std::string("nmprof") : profile.processes[0].command);
+  json.field("about", about_text(profile));
+  json.field("diff", false);
+  json.field("view", opens_on);
+  // Counts are numbers of samples, not estimates: Java heap samples, or unweighted ones.
+  bool sampled = view.source == profile::AllocationSource::JavaHeap ||
+                 std::any_of(profile.processes.begin(), profile.processes.end(), [](const auto& p) { return !p.weighted; });
+  json.field("counts", sampled ? "samples" : "estimates");
+  if (peak) {
+    json.key("peak");
+    json.begin_object();
+    json.field("at", nanos_since(recording_span(profile).start_nanos, peak->time_nanos));
+    json.field("bytes", rounded(peak->live_bytes));
+    json.end_object();
+  }
+  rows.write(json);
+  if (!chart.empty()) chart.write(json, rows.size());
+  json.end_object();
+  write_page(data.str(), out);
 }
 
 void write_diff_flame_graph(const Diff& diff, std::ostream& out) {
-  Node root{"all", profile::FrameKind::Native, {}, {}};
+  std::vector<std::string> columns = {"allocated", "base allocated"};
+  if (diff.has_live) columns = {"allocated", "live", "base allocated", "base live"};
+  Rows rows(columns);
   for (const DiffRow& r : diff.stacks) {
+    uint32_t row = rows.row(*r.profile, r.id);
     const DiffValues& v = r.values;
-    add(root, *r.profile, r.id, {v.new_allocated, v.new_live, v.base_allocated, v.base_live});
+    rows.add(row, 0, v.new_allocated);
+    rows.add(row, columns.size() / 2, v.base_allocated);
+    if (!diff.has_live) continue;
+    rows.add(row, 1, v.new_live);
+    rows.add(row, 3, v.base_live);
   }
-  write_page(diff.new_file + " against " + diff.base_file, diff.has_live, diff.live, root, true, out);
+  std::ostringstream data;
+  JsonWriter json(data, true);
+  json.begin_object();
+  json.field("title", diff.new_file + " against " + diff.base_file);
+  json.field("about", std::string("widths: ") + diff.new_file + "; colours: the change from " + diff.base_file);
+  json.field("diff", true);
+  json.field("view", diff.live ? "live" : "allocated");
+  rows.write(json);
+  json.end_object();
+  write_page(data.str(), out);
 }
 
 }  // namespace nmprof::report

@@ -308,7 +308,7 @@ void write_json_report(const Report& r, std::ostream& out) {
   json.field("schema", "nmprof-report");
   json.field("schema_version", static_cast<int64_t>(kJsonSchemaVersion));
   json.field("file", r.options.file);
-  json.field("view", r.options.live ? "live" : "allocated");
+  json.field("view", r.peak ? "peak" : r.options.live ? "live" : "allocated");
   json.field("by", by_name(r.options));
   json.field("source", r.source == AllocationSource::Native ? "native" : "java-heap");
   json.field("estimates", r.estimates);
@@ -350,6 +350,16 @@ void write_json_report(const Report& r, std::ostream& out) {
     write_live(json, r);
   else
     json.null();
+  json.key("peak");  // with --peak
+  if (r.peak) {
+    json.begin_object();
+    json.field("seconds", seconds(r.peak->nanos));
+    json.key("live_at_end");
+    write_totals(json, r.peak->live_at_end);
+    json.end_object();
+  } else {
+    json.null();
+  }
   json.key("totals");
   write_totals(json, r.view_totals);
   json.field("stack_count", static_cast<uint64_t>(r.stack_count));

@@ -23,7 +23,7 @@ size_t utf8_length(std::string_view s) {
 void JsonWriter::key(std::string_view name) {
   before_value();
   write_string(name);
-  out_ << ": ";
+  out_ << (compact_ ? ":" : ": ");
   after_key_ = true;
 }
 
@@ -74,7 +74,7 @@ void JsonWriter::close(char bracket) {
   has_items_.pop_back();
   if (had_items) newline();
   out_ << bracket;
-  if (has_items_.empty()) out_ << '\n';
+  if (has_items_.empty() && !compact_) out_ << '\n';
 }
 
 void JsonWriter::before_value() {
@@ -88,7 +88,9 @@ void JsonWriter::before_value() {
   newline();
 }
 
-void JsonWriter::newline() { out_ << '\n' << std::string(2 * has_items_.size(), ' '); }
+void JsonWriter::newline() {
+  if (!compact_) out_ << '\n' << std::string(2 * has_items_.size(), ' ');
+}
 
 void JsonWriter::write_string(std::string_view s) {
   out_ << '"';

@@ -1,4 +1,4 @@
-// A minimal streaming JSON writer: indented output, escaped strings (invalid UTF-8
+// A minimal streaming JSON writer: indented (or compact) output, escaped strings (invalid UTF-8
 // replaced, so any parser accepts it), numbers as numbers.
 #pragma once
 
@@ -11,7 +11,8 @@ namespace nmprof::report {
 
 class JsonWriter {
  public:
-  explicit JsonWriter(std::ostream& out) : out_(out) {}
+  // compact: no indentation or line breaks (data embedded in a page).
+  explicit JsonWriter(std::ostream& out, bool compact = false) : out_(out), compact_(compact) {}
 
   void begin_object() { open('{'); }
   void end_object() { close('}'); }
@@ -42,6 +43,7 @@ class JsonWriter {
   void write_string(std::string_view s);
 
   std::ostream& out_;
+  bool compact_;
   std::vector<bool> has_items_;  // per open bracket
   bool after_key_ = false;
 };

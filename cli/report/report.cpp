@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cli/report/heap_view.h"
 #include "cli/report/units.h"
 #include "formats/jfr/nmprof_schema.h"
 
@@ -45,8 +46,8 @@ std::vector<profile::Statistic> summed_statistics(const Profile& profile) {
         it->value = std::min(it->value, s.value);
       else if (s.name == "maxInterval")
         it->value = std::max(it->value, s.value);
-      else if (s.name == "stoppedGrowing")  // a reason, not a count: the first process's that has one
-        it->value = it->value ? it->value : s.value;
+      else if (s.name == "stoppedGrowing")  // a reason, not a count: the first limit a process reached
+        it->value = it->value && it->value != jfr::schema::kBeforeTheEnd ? it->value : s.value;
       else
         it->value += s.value;
     }
@@ -88,20 +89,24 @@ void add_notes(Report& r) {
                       " not tracked (the tracking table was full, raise --maxtracked): their frees were missed, so "
                       "live bytes are overstated: they lie between the agent's count of its tracked blocks and the "
                       "upper bound shown, and stacks ranked by live bytes include blocks that were freed");
-  if (const char* why = jfr::schema::stop_reason_text(static_cast<uint64_t>(statistic(r.statistics, "stoppedGrowing"))))
+  int64_t stopped = statistic(r.statistics, "stoppedGrowing");
+  if (const char* why = jfr::schema::stop_reason_text(static_cast<uint64_t>(stopped)); why && stopped != jfr::schema::kBeforeTheEnd)
     r.notes.push_back(std::string("the recording stopped growing (") + why + "): samples after that are missing");
+  for (const auto& p : r.profile->processes)
+    if (const profile::Statistic* s = p.statistic("stoppedGrowing"); s && s->value == jfr::schema::kBeforeTheEnd)
+      r.notes.push_back("the recording of process " + std::to_string(p.pid) + " (" + p.command + ") stopped early (" +
+                        jfr::schema::stop_reason_text(jfr::schema::kBeforeTheEnd) + "): what it did later is missing");
 }
 
 // Process rows, the common sampling interval, and whether every sample had a weight.
 void describe_processes(const Profile& profile, const std::vector<uint32_t>& selected, Report& r) {
-  r.start_nanos = INT64_MAX;
-  r.end_nanos = INT64_MIN;
+  TimeRange span = recording_span(profile);
+  r.start_nanos = span.start_nanos;
+  r.end_nanos = span.end_nanos;
   std::vector<uint64_t> intervals;
   for (uint32_t i = 0; i < profile.processes.size(); i++) {
     const auto& p = profile.processes[i];
     r.processes.push_back({i, {}, std::nullopt});
-    r.start_nanos = std::min(r.start_nanos, p.start_nanos);
-    r.end_nanos = std::max(r.end_nanos, p.end_nanos);
     if (auto interval = p.sampling_interval()) intervals.push_back(*interval);
   }
   if (!intervals.empty() &&
@@ -137,6 +142,38 @@ void describe_live(const Profile& profile, const std::vector<uint32_t>& selected
 }
 
 }  // namespace
+
+TimeRange recording_span(const Profile& profile) {
+  TimeRange span{INT64_MAX, INT64_MIN};
+  for (const auto& p : profile.processes) {
+    span.start_nanos = std::min(span.start_nanos, p.start_nanos);
+    span.end_nanos = std::max(span.end_nanos, p.end_nanos);
+  }
+  return profile.processes.empty() ? TimeRange{} : span;
+}
+
+profile::TimeSeries::Peak live_peak(const Profile& whole) {
+  check_live_view(whole);
+  auto peak = whole.time_series().live_peak();
+  if (!peak) throw ReportError("nothing was live at any time: every sampled block was freed as it was allocated");
+  return *peak;
+}
+
+PeakMoment peak_moment(const Profile& whole) {
+  return {nanos_since(recording_span(whole).start_nanos, live_peak(whole).time_nanos), heap_view(whole).live};
+}
+
+Report build_peak_report(const Profile& whole, const Profile& at_peak, const ReportOptions& options) {
+  ReportOptions live = options;
+  live.live = true;
+  Report r = build_report(at_peak, live);
+  r.peak = peak_moment(whole);
+  r.end_nanos = recording_span(whole).end_nanos;
+  r.timeline = timeline(whole.time_series(), true, r.start_nanos, r.end_nanos, kTimelineBins);
+  return r;
+}
+
+bool ended_well_below_peak(double live_at_end_bytes, double peak_bytes) { return live_at_end_bytes < peak_bytes / 4; }
 
 std::optional<std::string> parse_by(const std::string& text, ReportOptions& options) {
   using By = ReportOptions::By;

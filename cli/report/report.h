@@ -35,6 +35,7 @@ struct ReportOptions {
   std::optional<Format> format;  // unset: from the output's extension, else text
   Value value = Value::Bytes;    // of collapsed stacks
   bool live = false;  // rank what is live at the end instead of what was allocated
+  bool peak = false;  // --peak: rank what was live at the moment of the highest live total (implies live)
   ContextKey context;                  // with By::Context
   std::vector<ContextFilter> filters;  // only samples matching all of them (--tag)
   SampleFilter samples;                 // --pid, --thread, --from, --to, --include, --exclude
@@ -77,6 +78,12 @@ struct LiveSummary {
   double top_stacks_share = 0;          // of the live bytes
 };
 
+// With --peak: the moment the live view is of.
+struct PeakMoment {
+  int64_t nanos = 0;   // since the start of the recording
+  Totals live_at_end;  // of the whole recording, for comparison
+};
+
 struct Report {
   const profile::Profile* profile = nullptr;
   ReportOptions options;
@@ -92,6 +99,7 @@ struct Report {
   Totals by_allocator[profile::kAllocatorCount];
   std::optional<LiveSummary> live;  // when the recording tracked frees
   std::optional<Timeline> timeline;  // allocation rate and live bytes over time
+  std::optional<PeakMoment> peak;    // --peak: `live` and the view are of that moment
 
   // The ranking of the chosen view (allocated, or live with --live).
   Totals view_totals;
@@ -112,6 +120,25 @@ struct Report {
 
 // Throws ReportError when the profile has nothing to report in the requested view.
 Report build_report(const profile::Profile& profile, const ReportOptions& options);
+// From the earliest start of a process's recording to the latest end (0 to 0 without processes).
+struct TimeRange {
+  int64_t start_nanos = 0;
+  int64_t end_nanos = 0;
+};
+TimeRange recording_span(const profile::Profile& profile);
+// The moment of the highest estimated live total of a recording read whole, since its
+// start, and what was live at its end. Throws as live_peak does.
+PeakMoment peak_moment(const profile::Profile& whole);
+// --peak: the live view of `at_peak`, the recording read again up to the moment of the
+// highest live total of `whole` (the same recording read whole), with the duration,
+// timeline and live total at the end of `whole`.
+Report build_peak_report(const profile::Profile& whole, const profile::Profile& at_peak, const ReportOptions& options);
+// The moment of the highest estimated live total of a recording read whole, since the
+// Unix epoch. Throws ReportError when there is no live view or nothing was ever live.
+profile::TimeSeries::Peak live_peak(const profile::Profile& whole);
+// Whether so little was live at the end, against the peak, that the peak deserves a
+// look of its own: less than a quarter of it.
+bool ended_well_below_peak(double live_at_end_bytes, double peak_bytes);
 // An nmprof recording without samples (its processes allocated too little for the
 // interval): reported, with nothing in it.
 bool nothing_sampled(const profile::Profile& profile);

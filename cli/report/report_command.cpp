@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <system_error>
@@ -11,7 +13,6 @@
 #include "cli/report/flame_graph.h"
 #include "cli/report/heap_view.h"
 #include "cli/report/json_report.h"
-#include "cli/report/output_file.h"
 #include "cli/report/pprof_export.h"
 #include "cli/report/progress_line.h"
 #include "cli/report/text_layout.h"
@@ -21,6 +22,7 @@
 #include "formats/jfr/reading/byte_reader.h"
 #include "formats/pprof/gzip.h"
 #include "cli/exit_codes.h"
+#include "cli/output_writer.h"
 #include "formats/profile/jfr_profile.h"
 
 namespace nmprof::report {
@@ -34,25 +36,34 @@ Format chosen_format(const ReportOptions& options) {
   return options.format ? *options.format : format_of_output(options.output);
 }
 
-void write_profile(const profile::Profile& profile, const ReportOptions& options, Format format, std::ostream& out) {
+// Writes `profile` in `format`; `at_peak` is the recording read up to its peak of live
+// bytes (read_at_peak), for --peak and the HTML's peak view.
+void write_profile(const profile::Profile& profile, const profile::Profile* at_peak, const ReportOptions& options,
+                   Format format, std::ostream& out) {
+  bool live = options.live || options.peak;
+  const profile::Profile& viewed = options.peak ? *at_peak : profile;
+  if (live) check_live_view(viewed);
   switch (format) {
     case Format::Pprof: {
-      if (options.live) check_live_view(profile);
-      std::string bytes = pprof::encode(to_pprof(profile, heap_view(profile, true), options.live));
-      out << pprof::gzip(bytes);
+      pprof::Profile converted = to_pprof(viewed, heap_view(viewed, true), live);
+      if (options.peak)
+        converted.comments.push_back("live at the peak of live bytes, " +
+                                     format_duration(peak_moment(profile).nanos) + " into the recording");
+      out << pprof::gzip(pprof::encode(converted));
       return;
     }
-    case Format::Collapsed:
-      if (options.live) check_live_view(profile);
-      write_collapsed(profile, heap_view(profile), options.live, options.value, out);
-      return;
-    case Format::Html:
-      if (options.live) check_live_view(profile);
-      write_flame_graph(profile, heap_view(profile), options.live, out);
-      return;
-    case Format::Json: write_json_report(build_report(profile, options), out); return;
+    case Format::Collapsed: write_collapsed(viewed, heap_view(viewed), live, options.value, out); return;
+    case Format::Html: write_flame_graph(profile, at_peak, options, out); return;
+    case Format::Json:
     case Format::Text:
-    case Format::Jfr: write_text_report(build_report(profile, options), out); return;
+    case Format::Jfr: {
+      Report r = options.peak ? build_peak_report(profile, *at_peak, options) : build_report(profile, options);
+      if (format == Format::Json)
+        write_json_report(r, out);
+      else
+        write_text_report(r, out);
+      return;
+    }
   }
 }
 
@@ -73,20 +84,38 @@ Diff write_diff(const profile::Profile& base, const profile::Profile& now, const
   return diff;
 }
 
-// The profile as reported: the samples the options select, their stacks simplified.
+// The profile as reported: the samples the options select, their stacks simplified;
+// with `until_nanos`, only up to that moment (warnings were told by the first reading).
 profile::Profile read_reported(const std::string& file, const SampleFilter& filter,
                                const std::vector<ContextFilter>& tags, const profile::StackSimplification& stacks,
-                               bool quiet, std::ostream& err) {
-  SampleSelection selection(filter, tags);
+                               bool quiet, std::ostream& err, std::optional<int64_t> until_nanos = std::nullopt) {
+  SampleSelection selection(filter, tags, until_nanos.value_or(INT64_MAX));
   profile::Profile profile;
   {
     ProgressLine progress(err, file, !quiet);
     profile = profile::read_profile(file, progress.callback(), &selection);
   }
-  for (const auto& w : profile.warnings) err << "nmprof report: warning: " << file << ": " << w << "\n";
+  if (!until_nanos)
+    for (const auto& w : profile.warnings) err << "nmprof report: warning: " << file << ": " << w << "\n";
   selection.finish(profile);
   profile::simplify_stacks(profile, stacks);
   return profile;
+}
+
+// The profile keeps sums, not samples: what was live at the peak of live bytes is the
+// live view of the recording read again up to that moment. Needed by --peak, and by
+// the HTML page (its peak view) when there is anything live to see.
+std::optional<profile::Profile> read_at_peak(const profile::Profile& whole, const ReportOptions& options, Format format,
+                                             std::ostream& err) {
+  if (!options.peak && format != Format::Html) return std::nullopt;
+  std::optional<int64_t> peak;
+  try {
+    peak = live_peak(whole).time_nanos;
+  } catch (const ReportError&) {
+    if (options.peak) throw;
+    return std::nullopt;  // a page without a peak view
+  }
+  return read_reported(options.file, options.samples, options.filters, options.stacks, options.quiet, err, peak);
 }
 
 // run's --fail-on-live: the exit status it asks for, and the reason on `out`.
@@ -109,6 +138,7 @@ int gate_status(const profile::Profile* profile, std::optional<uint64_t> max_liv
 int run_report(const ReportOptions& given, std::ostream& out, std::ostream& err) {
   const std::string prefix = "nmprof report: ";
   ReportOptions options = given;
+  if (options.output == "-") options.output.clear();  // standard output, as without -o
   if (!options.wide && options.output.empty()) options.width = terminal_width(STDOUT_FILENO);
   if (options.wide) options.width = kWideTextWidth;
   options.colour = options.output.empty() && terminal_colour(STDOUT_FILENO);
@@ -127,14 +157,20 @@ int run_report(const ReportOptions& given, std::ostream& out, std::ostream& err)
   }
   std::string current = options.file;  // the file being read, for messages
   try {
-    std::optional<OutputFile> file;
-    if (!options.output.empty()) file.emplace(options.output);
+    std::optional<cli::OutputFile> file;
+    std::string error;
+    if (!options.output.empty() && !file.emplace(options.output).open(&error)) {
+      err << prefix << error << "\n";
+      return 1;
+    }
     std::ostream& sink = file ? file->stream() : out;
     profile::Profile profile =
         read_reported(options.file, options.samples, options.filters, options.stacks, options.quiet, err);
     std::optional<std::string> gate_failure;
+    if (options.peak && !options.diff_base.empty()) throw ReportError("--peak and --diff do not go together");
     if (options.diff_base.empty()) {
-      write_profile(profile, options, format, sink);
+      std::optional<profile::Profile> at_peak = read_at_peak(profile, options, format, err);
+      write_profile(profile, at_peak ? &*at_peak : nullptr, options, format, sink);
     } else {
       current = options.diff_base;
       SampleFilter base_filter = options.samples;
@@ -145,7 +181,15 @@ int run_report(const ReportOptions& given, std::ostream& out, std::ostream& err)
       Diff diff = write_diff(base, profile, options, format, sink);
       if (options.gate.max_growth) gate_failure = growth_gate_failure(diff, *options.gate.max_growth);
     }
-    if (file) file->commit();
+    if (file && !file->commit(&error)) {
+      err << prefix << error << "\n";
+      return 1;
+    }
+    if (!file && !out.flush()) {
+      // A reader that went away (`| head`) wants no more, and no complaint either.
+      if (errno != EPIPE) err << prefix << "cannot write to standard output: " << strerror(errno) << "\n";
+      return 1;
+    }
     if (options.gate.max_live && !gate_failure) gate_failure = live_gate_failure(profile, *options.gate.max_live);
     if (gate_failure) {
       err << prefix << "failed: " << *gate_failure << "\n";
@@ -180,13 +224,16 @@ int deliver_recording(const Delivery& d, std::ostream& out) {
     profile = profile::read_profile(d.recording);
     profile::simplify_stacks(*profile, {});
     if (!converted) {
-      OutputFile file(d.output);
+      cli::OutputFile file(d.output);
       ReportOptions options;
       options.file = d.recording;
       Format format = format_of_output(d.output);
       options.live = format == Format::Pprof && has_live_data(*profile);  // opens on inuse_space
-      write_profile(*profile, options, format, file.stream());
-      file.commit();
+      options.quiet = true;
+      std::optional<profile::Profile> at_peak = read_at_peak(*profile, options, format, out);
+      if (!file.open(&problem)) throw ReportError(problem);
+      write_profile(*profile, at_peak ? &*at_peak : nullptr, options, format, file.stream());
+      if (!file.commit(&problem)) throw ReportError(problem);
       converted = true;
     }
   } catch (const std::exception& e) {
@@ -247,7 +294,10 @@ void print_run_summary(const profile::Profile& profile, const std::string& file,
   for (const auto& note : r.notes) write_wrapped(out, indent + "warning: ", note, width);
   out << indent << "top stacks by " << (live ? "live" : "allocated") << " bytes:\n";
   write_compact_stacks(profile, r.stacks, r.view_totals.bytes, width, out);
-  if (!recording.empty()) out << indent << "more: nmprof report " << shell_quote(recording) << (live ? " --live" : "") << "\n";
+  if (recording.empty()) return;
+  out << indent << "more: nmprof report " << shell_quote(recording) << (live ? " --live" : "") << "\n";
+  if (r.live && r.timeline && ended_well_below_peak(r.live->totals.bytes, r.timeline->peak_live_bytes))
+    out << indent << "peak: nmprof report " << shell_quote(recording) << " --peak\n";
 }
 
 }  // namespace nmprof::report

@@ -45,12 +45,6 @@ void check_named(const Profile& profile, const SampleFilter& filter) {
       throw ReportError("no thread named or numbered '" + wanted + "' in the recording");
 }
 
-int64_t recording_start(const Profile& profile) {
-  int64_t start = INT64_MAX;
-  for (const auto& p : profile.processes) start = std::min(start, p.start_nanos);
-  return start == INT64_MAX ? 0 : start;
-}
-
 }  // namespace
 
 bool SampleFilter::empty() const {
@@ -105,8 +99,9 @@ bool SampleSelection::StackMatcher::frame_matches(const Profile& profile, uint32
   return known == 1;
 }
 
-SampleSelection::SampleSelection(const SampleFilter& filter, const std::vector<ContextFilter>& tags)
-    : filter_(filter), tags_(tags), included_(filter.include), excluded_(filter.exclude) {}
+SampleSelection::SampleSelection(const SampleFilter& filter, const std::vector<ContextFilter>& tags,
+                                 int64_t until_nanos)
+    : filter_(filter), tags_(tags), until_nanos_(until_nanos), included_(filter.include), excluded_(filter.exclude) {}
 
 bool SampleSelection::thread_selected(const Profile& profile, uint32_t thread) {
   if (filter_.threads.empty()) return true;
@@ -120,10 +115,10 @@ bool SampleSelection::thread_selected(const Profile& profile, uint32_t thread) {
 }
 
 std::pair<int64_t, int64_t> SampleSelection::window(const Profile& profile) const {
-  if (!filter_.from_nanos && !filter_.to_nanos) return {INT64_MIN, INT64_MAX};
-  int64_t start = recording_start(profile);
+  if (!filter_.from_nanos && !filter_.to_nanos) return {INT64_MIN, until_nanos_};
+  int64_t start = recording_span(profile).start_nanos;
   return {filter_.from_nanos ? start + *filter_.from_nanos : INT64_MIN,
-          filter_.to_nanos ? start + *filter_.to_nanos : INT64_MAX};
+          std::min(filter_.to_nanos ? start + *filter_.to_nanos : INT64_MAX, until_nanos_)};
 }
 
 bool SampleSelection::keeps(const Profile& profile, const profile::Sample& sample) {

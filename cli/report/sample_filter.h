@@ -39,7 +39,9 @@ std::string filter_text(const SampleFilter& filter);
 // --to). Throws std::regex_error for a bad regex.
 class SampleSelection : public profile::SampleSelector {
  public:
-  SampleSelection(const SampleFilter& filter, const std::vector<ContextFilter>& tags);
+  // `until_nanos` (since the Unix epoch) ends the window where --to does, without
+  // being one of the user's filters: the moment --peak reads the recording up to.
+  SampleSelection(const SampleFilter& filter, const std::vector<ContextFilter>& tags, int64_t until_nanos = INT64_MAX);
   bool keeps(const profile::Profile& profile, const profile::Sample& sample) override;
   bool keeps_free(const profile::Profile& profile, uint32_t process, int64_t time_nanos) override;
 
@@ -67,6 +69,7 @@ class SampleSelection : public profile::SampleSelector {
 
   SampleFilter filter_;
   std::vector<ContextFilter> tags_;
+  int64_t until_nanos_;
   StackMatcher included_, excluded_;
   std::vector<int8_t> threads_;  // memo, as for stacks
 };

@@ -24,14 +24,15 @@ std::string styled(const Report& r, std::string_view style, const std::string& t
   return r.options.colour ? std::string(style) + text + std::string(kReset) : text;
 }
 
-// A command line on one line: its newlines and tabs shown as \n and \t.
-std::string one_line(const std::string& text) {
-  std::string out;
-  for (char c : text) out += c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : std::string(1, c);
-  return out;
-}
-
 bool multi_process(const Report& r) { return r.processes.size() > 1; }
+
+// What the ranking is of: "allocated", "live" (at the end) or "peak live" bytes.
+const char* view_name(const Report& r) { return r.peak ? "peak live" : r.options.live ? "live" : "allocated"; }
+
+// When the live view is of: "at the end", "at the peak, 2.10 s into the run".
+std::string live_moment_text(const Report& r) {
+  return r.peak ? "at the peak, " + format_duration(r.peak->nanos) + " into the run" : "at the end";
+}
 
 // The frames of stacks shown together, which are told apart when they are overloads.
 void append_frames(const Profile& p, uint32_t stack, std::vector<uint32_t>& frames) {
@@ -81,7 +82,7 @@ void write_process_table(const Report& r, std::ostream& out) {
                        pad_left(format_bytes(s.allocated.bytes), 11);
     if (live) line += pad_left(s.live ? format_bytes(s.live->bytes) : "-", 11);
     line += "  ";
-    out << line << cut_end(proc.command.empty() ? "?" : one_line(proc.command), r.options.width - line.size()) << "\n";
+    out << line << cut_end(proc.command.empty() ? "?" : proc.command, r.options.width - line.size()) << "\n";
   }
 }
 
@@ -113,7 +114,7 @@ void write_header(const Report& r, std::ostream& out) {
   out << "\n";
   if (!multi_process(r) && !r.processes.empty()) {
     const auto& proc = p.processes[r.processes[0].process];
-    if (!proc.command.empty()) write_line(r, out, "Command", one_line(proc.command));
+    if (!proc.command.empty()) write_line(r, out, "Command", proc.command);  // one line: read escaped
     std::string about = proc.pid ? "pid " + std::to_string(proc.pid) : "pid unknown";
     if (proc.parent_pid) about += " (parent " + std::to_string(proc.parent_pid) + ")";
     if (!proc.host_name.empty()) about += " on " + proc.host_name;
@@ -136,7 +137,7 @@ void write_header(const Report& r, std::ostream& out) {
                    ? "every allocation"
                    : "one sample per " + format_bytes(*r.sampling_interval) + " allocated, on average");
   write_line(r, out, r.source == AllocationSource::JavaHeap ? "Java heap" : "Allocated",
-             totals_text(r, r.allocated, false));
+             totals_text(r, r.allocated, false) + (r.peak ? " up to the peak" : ""));
   // Only a runtime's own allocator (PHP's ZendMM) makes the split worth a line.
   if (r.by_allocator[static_cast<int>(profile::Allocator::ZendMM)].samples) {
     std::string split;
@@ -145,7 +146,10 @@ void write_header(const Report& r, std::ostream& out) {
                format_bytes(r.by_allocator[i].bytes);
     write_line(r, out, "Allocators", split);
   }
-  if (r.live) write_line(r, out, "Live", live_text(r) + " at the end" + live_scope_text(r));
+  if (r.live) {
+    std::string end = r.peak ? "; ~" + format_bytes(r.peak->live_at_end.bytes) + " at the end" : "";
+    write_line(r, out, "Live", live_text(r) + " " + live_moment_text(r) + end + live_scope_text(r));
+  }
   write_statistics(r, out);
   if (multi_process(r)) write_process_table(r, out);
   for (const auto& note : r.notes) write_wrapped(out, "warning: ", note, r.options.width);
@@ -213,7 +217,7 @@ void write_stacks(const Report& r, std::ostream& out) {
     out << "\nNo stacks: nothing " << (live ? "is live at the end of the recording" : "was allocated") << "\n";
     return;
   }
-  out << "\nTop " << r.stacks.size() << " stacks by " << (live ? "live" : "allocated") << " bytes (of "
+  out << "\nTop " << r.stacks.size() << " stacks by " << view_name(r) << " bytes (of "
       << format_count(static_cast<double>(r.stack_count)) << "; they hold " << format_percent(r.stacks_share) << ")\n";
   std::vector<uint32_t> frames;
   for (const auto& s : r.stacks) append_frames(*r.profile, s.row.stack, frames);
@@ -236,7 +240,7 @@ void write_stacks(const Report& r, std::ostream& out) {
 void write_contexts(const Report& r, std::ostream& out) {
   bool live = r.options.live;
   std::string key = context_key_name(r.options.context);
-  out << "\nTop " << r.contexts.size() << " values of " << key << " by " << (live ? "live" : "allocated")
+  out << "\nTop " << r.contexts.size() << " values of " << key << " by " << view_name(r)
       << " bytes (of " << format_count(static_cast<double>(r.context_count)) << "; they hold "
       << format_percent(r.contexts_share) << ")\n";
   bool estimated = r.source == AllocationSource::Native && r.estimates;
@@ -276,7 +280,7 @@ std::string function_text(const Profile& p, uint32_t frame_id, const Overloads& 
 
 void write_peek(const Report& r, std::ostream& out) {
   const Profile& p = *r.profile;
-  const char* view = r.options.live ? "live" : "allocated";
+  const char* view = view_name(r);
   std::vector<uint32_t> frames;
   for (const auto& row : r.peeks) {
     frames.push_back(row.frame);
@@ -307,7 +311,7 @@ void write_peek(const Report& r, std::ostream& out) {
 void write_functions(const Report& r, std::ostream& out) {
   const Profile& p = *r.profile;
   if (r.functions.empty()) return;
-  out << "\nTop " << r.functions.size() << " functions by " << (r.options.live ? "live" : "allocated")
+  out << "\nTop " << r.functions.size() << " functions by " << view_name(r)
       << (r.options.sort_by_total ? " total" : " self") << " bytes (of "
       << format_count(static_cast<double>(r.function_count)) << ")\n";
   // The self count: estimated allocations (blocks when live), or samples when there are no estimates.
@@ -355,6 +359,8 @@ void write_live_section(const Report& r, std::ostream& out) {
       << " of live bytes):\n";
   write_compact_stacks(*r.profile, live.top_stacks, live.totals.bytes, r.options.width, out);
   out << "  more: " << live_command(r) << "\n";  // one line to copy, however long the path
+  if (r.timeline && ended_well_below_peak(live.totals.bytes, r.timeline->peak_live_bytes))
+    out << "  peak: nmprof report " << shell_quote(r.options.file) << " --peak\n";
 }
 
 // Sparklines of live bytes and of the allocation rate, with the peak of each.
@@ -420,7 +426,7 @@ void write_text_report(const Report& r, std::ostream& out) {
     return;
   }
   if (r.options.live) {
-    out << "\nLive memory\n";
+    out << "\nLive memory" << (r.peak ? " " + live_moment_text(r) : "") << "\n";
     write_live_details(r, out, "  ");
   }
   if (!r.peeks.empty()) {

@@ -7,6 +7,10 @@
 
 namespace nmprof::report {
 
+int64_t nanos_since(int64_t start, int64_t time) {
+  return time > start ? static_cast<int64_t>(static_cast<uint64_t>(time) - static_cast<uint64_t>(start)) : 0;
+}
+
 std::optional<Timeline> timeline(const profile::TimeSeries& series, bool live, int64_t start_nanos,
                                  int64_t end_nanos, size_t bins) {
   if (end_nanos <= start_nanos || bins == 0 || series.empty()) return std::nullopt;
@@ -33,15 +37,14 @@ std::optional<Timeline> timeline(const profile::TimeSeries& series, bool live, i
     t.allocated_bytes[bin] += b.allocated;
     if (!live || (b.live_change == 0 && b.peak_rise == 0)) continue;
     for (; next_bin < bin; next_bin++) t.live_bytes[next_bin] = now;
-    if (now + b.peak_rise > t.peak_live_bytes) {
-      t.peak_live_bytes = now + b.peak_rise;
-      t.peak_live_nanos =
-          when > start_nanos ? static_cast<int64_t>(static_cast<uint64_t>(when) - static_cast<uint64_t>(start_nanos)) : 0;
-    }
     now += b.live_change;
   }
-  if (live)
-    for (; next_bin < bins; next_bin++) t.live_bytes[next_bin] = now;
+  if (!live) return t;
+  for (; next_bin < bins; next_bin++) t.live_bytes[next_bin] = now;
+  if (auto peak = series.live_peak()) {
+    t.peak_live_bytes = peak->live_bytes;
+    t.peak_live_nanos = nanos_since(start_nanos, peak->time_nanos);
+  }
   return t;
 }
 

@@ -2,7 +2,7 @@
 // bytes allocated per time bin (the allocation rate), estimated live bytes at the end
 // of each bin, and the peak of live bytes with when it happened. Made from the
 // profile's TimeSeries (filled while the recording was read, so it follows the
-// report's filters); the peak is as fine as that series' bins.
+// report's filters); the peak and its moment are exact (TimeSeries::live_peak).
 #pragma once
 
 #include <cstdint>
@@ -23,6 +23,10 @@ struct Timeline {
   double peak_live_bytes = 0;
   int64_t peak_live_nanos = 0;  // since start_nanos
 };
+
+// How long after `start` `time` is (0 when not after it), whatever the two times (a
+// damaged file's may be any int64).
+int64_t nanos_since(int64_t start, int64_t time);
 
 // `bins` equal bins over [start, end]; live bytes only when `live` (the recording
 // tracked frees). Nothing when the span or the series is empty.

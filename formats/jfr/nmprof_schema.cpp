@@ -144,7 +144,9 @@ Metadata build(std::span<const std::string> context_attributes) {
                     annotated(field("stoppedGrowing", kLong, "Stopped Growing"),
                               {description("Why the file stopped growing, later samples missing: 1 it reached "
                                            "--max-size, 2 the disk was nearly full, 3 it reached the process's "
-                                           "file size limit; 0 it did not")})},
+                                           "file size limit, 4 its process went on (in the last statistics of a "
+                                           "file: killed, still running, or the agent lost its file); 0 it did "
+                                           "not, and this is the process's last write")})},
                    "Totals of the agent's own work, as of this event"));
   m.add(event_type(kModuleName, kModuleEvent, "Native Module",
                    {start_time(), field("name", kString, "Name"), field("path", kString, "Path"),
@@ -186,6 +188,9 @@ const char* stop_reason_text(uint64_t reason) {
     case kMaxSizeReached: return "it reached --max-size";
     case kDiskNearlyFull: return "the disk was nearly full";
     case kProcessFileLimit: return "it reached the process's file size limit (ulimit -f)";
+    case kBeforeTheEnd:
+      return "it ends before its process did: the process was killed or is still running, or the agent lost its "
+             "file";
     default: return nullptr;
   }
 }
@@ -196,5 +201,11 @@ const Metadata& nmprof_metadata() {
 }
 
 Metadata nmprof_metadata(std::span<const std::string> context_attributes) { return build(context_attributes); }
+
+bool is_malloc_field(std::string_view name) {
+  for (const FieldDecl& field : malloc_fields({}))
+    if (field.name == name) return true;
+  return false;
+}
 
 }  // namespace nmprof::jfr::schema

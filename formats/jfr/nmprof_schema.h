@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "formats/jfr/metadata.h"
 
@@ -73,10 +74,13 @@ constexpr int kAllocatorCount = 2;
 // nmprof.Statistics' stoppedGrowing: why the file stopped growing (later samples are
 // missing from it).
 enum StopReason : uint8_t {
-  kGrowing = 0,
+  kGrowing = 0,            // in the last write of a process image: the recording went on to its end
   kMaxSizeReached = 1,     // --max-size
   kDiskNearlyFull = 2,     // the host is left 1% of the disk, at most 64 MiB
   kProcessFileLimit = 3,   // ulimit -f (writing past it would kill the process)
+  // Every other write: in the last statistics of a file, the recording ends before its
+  // process did (killed, still running, or the agent lost its file).
+  kBeforeTheEnd = 4,
 };
 // "it reached --max-size", ...; null for kGrowing and unknown values.
 const char* stop_reason_text(uint64_t reason);
@@ -101,5 +105,8 @@ const Metadata& nmprof_metadata();
 // The same, with one java.lang.String field per context attribute after
 // localRootSpanId, named as declared, in that order.
 Metadata nmprof_metadata(std::span<const std::string> context_attributes);
+// Whether profiler.Malloc has a field of its own (not an attribute) of this name: an
+// attribute cannot take it.
+bool is_malloc_field(std::string_view name);
 
 }  // namespace nmprof::jfr::schema

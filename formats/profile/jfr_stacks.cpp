@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "formats/profile/allocator_frames.h"
+#include "formats/text/utf8.h"
 
 namespace nmprof::profile {
 namespace {
@@ -85,11 +86,13 @@ void StackResolver::add_source_lines(const jfr::Value& value, Frame& frame, std:
   if (address <= 0) return;
   auto site = lines_.call_site(module->first, module->second, static_cast<uint64_t>(address));
   if (!site) return;
+  // Names and files come from the module's debug information: untrusted too.
   for (const InlinedCall& call : site->inlined)
-    frames.push_back(profile_.add_frame(
-        {call.function, frame.container, frame.kind, call.line.line > 0 ? call.line.line : -1, call.line.file, {}, true}));
+    frames.push_back(profile_.add_frame({text::escape_controls(call.function), frame.container, frame.kind,
+                                         call.line.line > 0 ? call.line.line : -1,
+                                         text::escape_controls(call.line.file), {}, true}));
   if (site->line.line > 0) {
-    frame.file = site->line.file;
+    frame.file = text::escape_controls(site->line.file);
     frame.line = site->line.line;
   }
 }

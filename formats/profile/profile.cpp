@@ -119,12 +119,6 @@ const std::string& Profile::attribute(uint32_t context, std::string_view name) c
   return kNone;
 }
 
-void Totals::remove(const Totals& t) {
-  samples -= std::min(samples, t.samples);
-  bytes = samples ? bytes - t.bytes : 0;
-  count = samples ? count - t.count : 0;
-}
-
 uint32_t Profile::add_allocation(const Sample& sample) {
   bool native = sample.source == AllocationSource::Native;
   if (selector_ && !selector_->keeps(*this, sample)) {
@@ -140,11 +134,13 @@ uint32_t Profile::add_allocation(const Sample& sample) {
   if (added) allocations_.push_back({origin, {}, {}});
   Totals totals = sample.totals();
   allocations_[it->second].allocated.add(totals);
-  if (native)
+  if (native) {
     live_.allocated(sample.process, sample.address, {it->second, sample.weight, sample.time_nanos, sample.size},
                     live_changes());
-  else
+  } else {
     time_series_.allocated(sample.time_nanos, totals.bytes, false);
+    lifetimes_.allocated(it->second, sample.time_nanos, totals);
+  }
   return it->second;
 }
 
@@ -163,9 +159,11 @@ void Profile::live_changed(const LiveTracker::Block& block, std::optional<int64_
   if (!freed_at) {
     allocations_[block.allocation].live.add(totals);
     time_series_.allocated(block.time_nanos, totals.bytes, true);
+    lifetimes_.allocated(block.allocation, block.time_nanos, totals);
   } else {
     allocations_[block.allocation].live.remove(totals);
     time_series_.freed(*freed_at, totals.bytes);
+    lifetimes_.freed(block.allocation, block.time_nanos, *freed_at, totals);
   }
 }
 

@@ -13,8 +13,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "formats/profile/lifetimes.h"
 #include "formats/profile/live_tracker.h"
 #include "formats/profile/time_series.h"
+#include "formats/profile/totals.h"
 
 namespace nmprof::profile {
 
@@ -127,26 +129,6 @@ constexpr int kAllocatorCount = 2;
 // "libc", "ZendMM".
 const char* allocator_name(Allocator allocator);
 
-// Estimates over samples: bytes = sum of weight * size, count = sum of weight.
-struct Totals {
-  uint64_t samples = 0;
-  double bytes = 0;
-  double count = 0;
-
-  void add(const Totals& t) {
-    samples += t.samples;
-    bytes += t.bytes;
-    count += t.count;
-  }
-  // Takes out what an earlier add() put in; exactly zero once no sample is left.
-  void remove(const Totals& t);
-};
-
-// One sample of `size` bytes standing for `weight` allocations.
-inline Totals sample_totals(uint64_t size, float weight) {
-  return {1, static_cast<double>(weight) * static_cast<double>(size), static_cast<double>(weight)};
-}
-
 // What the samples of one Allocation have in common: everything but when, where
 // and how much.
 struct SampleOrigin {
@@ -228,6 +210,8 @@ class Profile {
   uint64_t unmatched_frees() const { return live_.unmatched_frees(); }
   // Bytes allocated, and live bytes, over time (of the samples and frees taken in).
   const TimeSeries& time_series() const { return time_series_; }
+  // When the sampled blocks of each allocation were allocated and freed, in time bins.
+  const Lifetimes& lifetimes() const { return lifetimes_; }
 
   uint32_t add_frame(const Frame& frame);
   uint32_t add_stack(const Stack& stack);
@@ -259,6 +243,7 @@ class Profile {
   LiveTracker live_;
   SampleSelector* selector_ = nullptr;
   TimeSeries time_series_;
+  Lifetimes lifetimes_;
   std::vector<Frame> frames_;
   std::vector<Stack> stacks_;
   std::vector<Thread> threads_;

@@ -9,51 +9,46 @@ void TimeSeries::allocated(int64_t time_nanos, double bytes, bool live) {
   b.allocated += bytes;
   if (live) {
     b.live_change += bytes;
-    b.peak_rise = std::max(b.peak_rise, b.live_change);
+    if (b.live_change > b.peak_rise) {
+      b.peak_rise = b.live_change;
+      b.peak_rise_nanos = time_nanos;
+    }
   }
   b.last_allocation = std::max(b.last_allocation, time_nanos);
 }
 
 void TimeSeries::freed(int64_t time_nanos, double bytes) { bin(time_nanos).live_change -= bytes; }
 
-uint64_t TimeSeries::since_origin(int64_t time_nanos) const {
-  return static_cast<uint64_t>(time_nanos) - static_cast<uint64_t>(origin_);
-}
-
-int64_t TimeSeries::bin_start(size_t i) const {
-  return static_cast<int64_t>(static_cast<uint64_t>(origin_) + i * width_);
+std::optional<TimeSeries::Peak> TimeSeries::live_peak() const {
+  std::optional<Peak> peak;
+  double now = 0;
+  for (size_t i = 0; i < bins_.size(); i++) {
+    const Bin& b = bins_[i];
+    if (now + b.peak_rise > (peak ? peak->live_bytes : 0))
+      peak = Peak{now + b.peak_rise, b.peak_rise_nanos != INT64_MIN ? b.peak_rise_nanos : bin_start(i)};
+    now += b.live_change;
+  }
+  return peak;
 }
 
 TimeSeries::Bin& TimeSeries::bin(int64_t time_nanos) {
-  if (bins_.empty()) {
-    bins_.resize(kBins);
-    origin_ = time_nanos;
-  }
-  while (time_nanos < origin_) widen(true);
-  while (since_origin(time_nanos) / width_ >= kBins) widen(false);
-  return bins_[since_origin(time_nanos) / width_];
-}
-
-// Doubles the bin width. The span grows to the right, or to the left by the old span
-// (as far as the earliest time there is): each bin seen so far goes where it begins.
-void TimeSeries::widen(bool to_the_left) {
-  int64_t origin = origin_;
-  if (to_the_left) {
-    uint64_t room = static_cast<uint64_t>(origin_) - static_cast<uint64_t>(INT64_MIN);
-    origin = room / kBins < width_ ? INT64_MIN : static_cast<int64_t>(static_cast<uint64_t>(origin_) - width_ * kBins);
-  }
-  std::vector<Bin> wider(kBins);
-  uint64_t shift = static_cast<uint64_t>(origin_) - static_cast<uint64_t>(origin);
-  for (size_t i = 0; i < kBins; i++) {
-    Bin& w = wider[(shift + i * width_) / (2 * width_)];
-    w.allocated += bins_[i].allocated;
-    w.peak_rise = std::max(w.peak_rise, w.live_change + bins_[i].peak_rise);
-    w.live_change += bins_[i].live_change;
-    w.last_allocation = std::max(w.last_allocation, bins_[i].last_allocation);
-  }
-  origin_ = origin;
-  width_ *= 2;
-  bins_ = std::move(wider);
+  if (bins_.empty()) bins_.resize(kBins);
+  clock_.cover(time_nanos, [this](const TimeBins::Widening& moved) {
+    std::vector<Bin> wider(kBins);
+    for (size_t i = 0; i < kBins; i++) {
+      Bin& w = wider[moved(i)];
+      const Bin& b = bins_[i];
+      w.allocated += b.allocated;
+      if (w.live_change + b.peak_rise > w.peak_rise) {
+        w.peak_rise = w.live_change + b.peak_rise;
+        w.peak_rise_nanos = b.peak_rise_nanos;  // set: only an allocation raises peak_rise above live_change
+      }
+      w.live_change += b.live_change;
+      w.last_allocation = std::max(w.last_allocation, b.last_allocation);
+    }
+    bins_ = std::move(wider);
+  });
+  return bins_[clock_.bin(time_nanos)];
 }
 
 }  // namespace nmprof::profile

@@ -1,13 +1,14 @@
-// Bytes allocated and freed over the time of a recording, kept in a fixed number of
-// time bins while the recording is read, so a timeline costs the same memory however
-// long the run. Bins start 1 us wide and double (neighbours merged) whenever an
-// event falls outside the span they cover. Any int64 time fits (a damaged file's
-// times may span the whole range).
+// Bytes allocated and freed over the time of a recording, kept in kBins time bins
+// (TimeBins) while the recording is read, so a timeline costs the same memory however
+// long the run.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
+
+#include "formats/profile/time_bins.h"
 
 namespace nmprof::profile {
 
@@ -18,27 +19,35 @@ class TimeSeries {
   struct Bin {
     double allocated = 0;    // bytes of samples taken in the bin
     double live_change = 0;  // bytes that became live, less those freed
-    double peak_rise = 0;    // the most live_change reached on the way (exact when events came in time order)
+    // The most live_change reached on the way, and when it was first reached (exact when
+    // events came in time order; INT64_MIN: at the bin's start).
+    double peak_rise = 0;
+    int64_t peak_rise_nanos = INT64_MIN;
     int64_t last_allocation = INT64_MIN;  // when the latest sample of the bin was taken
+  };
+
+  // The most bytes live at once, and when that was first reached.
+  struct Peak {
+    double live_bytes = 0;
+    int64_t time_nanos = 0;
   };
 
   void allocated(int64_t time_nanos, double bytes, bool live);
   void freed(int64_t time_nanos, double bytes);
 
   bool empty() const { return bins_.empty(); }
-  int64_t start_nanos() const { return origin_; }
-  int64_t bin_nanos() const { return static_cast<int64_t>(width_); }
+  int64_t start_nanos() const { return clock_.start_nanos(); }
+  int64_t bin_nanos() const { return clock_.bin_nanos(); }
   // When bin i begins.
-  int64_t bin_start(size_t i) const;
+  int64_t bin_start(size_t i) const { return clock_.bin_start(i); }
   const std::vector<Bin>& bins() const { return bins_; }
+  // Nothing when nothing was ever live.
+  std::optional<Peak> live_peak() const;
 
  private:
   Bin& bin(int64_t time_nanos);
-  void widen(bool to_the_left);
-  uint64_t since_origin(int64_t time_nanos) const;  // time_nanos >= origin_
 
-  int64_t origin_ = 0;
-  uint64_t width_ = 1000;
+  TimeBins clock_{kBins};
   std::vector<Bin> bins_;
 };
 

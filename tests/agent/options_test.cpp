@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "formats/jfr/nmprof_schema.h"
+
 namespace nmprof {
 namespace {
 
@@ -155,6 +157,23 @@ TEST(AgentOptions, BadTagsAndAttributesAreRefused) {
   EXPECT_EQ(o.context_attributes.size(), kMaxContextAttributes);
   EXPECT_TRUE(parse_agent_options("attributes=" + std::string(kMaxAttributeNameLength + 1, 'x'), o));
   EXPECT_FALSE(parse_agent_options("attributes=" + std::string(kMaxAttributeNameLength, 'x'), o));
+}
+
+// Every field profiler.Malloc has without attributes, read from the metadata the
+// recording is written with: `allocator` was accepted (a second hand-written list
+// had missed it), and the event got two fields of one name.
+TEST(AgentOptions, AttributesNamedAsAMallocFieldAreRefused) {
+  const jfr::TypeDecl* malloc_event = jfr::schema::nmprof_metadata().find(jfr::schema::kMallocName);
+  ASSERT_NE(malloc_event, nullptr);
+  ASSERT_FALSE(malloc_event->fields.empty());
+  for (const jfr::FieldDecl& field : malloc_event->fields) {
+    AgentOptions o;
+    auto error = parse_agent_options("attributes=route;" + field.name, o);
+    ASSERT_TRUE(error) << field.name;
+    EXPECT_EQ(*error, "context attribute name '" + field.name + "' is a field of profiler.Malloc");
+  }
+  AgentOptions o;
+  EXPECT_FALSE(parse_agent_options("attributes=Allocator;sizes", o));
 }
 
 TEST(AgentOptions, EmptyTagValueIsAllowed) {

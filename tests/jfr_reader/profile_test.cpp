@@ -153,13 +153,14 @@ TEST(ProfileFromNmprof, AttributesEachChunkToItsProcess) {
 TEST(ProfileFromNmprof, MergesChunksOfOneProcessAndKeepsUnidentifiedOnesApart) {
   std::string path = testing::temp_path("merge.jfr");
   int fd = open_new(path);
+  int64_t at = kStart;  // each chunk its own sample time: chunks with the same bytes are one (a repeat)
   for (int64_t pid : {200, 200, 0}) {
     NmprofChunk chunk(fd, pid ? pid : 999);
     if (pid) chunk.process(1, "app");
     uint64_t t = chunk.thread("main", 1);
     uint64_t st = chunk.stack({{"f", "app"}}, true);
-    chunk.malloc(kStart + 1, t, st, 0x10, 8, 1);
-    chunk.append(kStart + 2);
+    chunk.malloc(++at, t, st, 0x10, 8, 1);
+    chunk.append(kStart + 10);
   }
   close(fd);
   Profile p = read_profile(path);

@@ -39,6 +39,67 @@ TEST(Timeline, PeakLiveIsWhenTheMostWasHeldNotTheEnd) {
   EXPECT_TRUE(timeline(m.profile.time_series(), false, 0, 10 * kS, 10)->live_bytes.empty());
 }
 
+TEST(Timeline, ThePeakIsWhenItWasReachedNotTheLastAllocationOfItsBin) {
+  ProfileMaker m;
+  uint32_t p = m.process(1, 0, 10 * kS);
+  uint32_t s = m.stack({"fill", "main"});
+  m.alloc(p, s, 1 * kS, 0x10, 1000);
+  m.alloc(p, s, 2 * kS, 0x20, 5000);  // the peak, 6000 bytes
+  m.free(p, 2 * kS + 1000, 0x20);
+  m.alloc(p, s, 2 * kS + 2000, 0x30, 10);  // within the same bin of the series
+  m.alloc(p, s, 9 * kS, 0x40, 10);
+  const auto& series = m.profile.time_series();
+  auto bin_of = [&](int64_t t) { return (t - series.start_nanos()) / series.bin_nanos(); };
+  ASSERT_EQ(bin_of(2 * kS), bin_of(2 * kS + 2000));
+  auto peak = series.live_peak();
+  ASSERT_TRUE(peak);
+  EXPECT_EQ(peak->live_bytes, 6000);
+  EXPECT_EQ(peak->time_nanos, 2 * kS);
+  auto t = timeline(series, true, 0, 10 * kS, 10);
+  EXPECT_EQ(t->peak_live_nanos, 2 * kS);
+}
+
+TEST(Lifetimes, CellsSumToTheAllocationsAndKeepWhenBlocksWereAllocatedAndFreed) {
+  ProfileMaker m;
+  uint32_t p = m.process(1, 0, 100 * kS);
+  uint32_t short_lived = m.stack({"parse", "main"}), kept = m.stack({"cache", "main"});
+  uint32_t a = 0, b = 0;
+  for (int i = 0; i < 100; i++) {
+    int64_t t = i * kS;
+    a = m.alloc(p, short_lived, t, 0x1000 + i, 100);
+    m.free(p, t + kS / 2, 0x1000 + i);
+    b = m.alloc(p, kept, t, 0x9000 + i, 10, 2);
+    if (i % 2) m.free(p, t + 30 * kS, 0x9000 + i);  // freed 30 s later, or never
+  }
+  m.profile.settle();
+  const auto& lifetimes = m.profile.lifetimes();
+  const auto& clock = lifetimes.bins();
+  Totals allocated[2], live[2];
+  bool in_order = true;
+  int64_t longest_life = 0;
+  lifetimes.for_each([&](const profile::Lifetimes::Cell& c, const Totals& totals) {
+    ASSERT_TRUE(c.allocation == a || c.allocation == b);
+    int which = c.allocation == b;
+    allocated[which].add(totals);
+    if (c.freed_bin == profile::Lifetimes::kNotFreed) {
+      live[which].add(totals);
+      return;
+    }
+    in_order = in_order && c.freed_bin >= c.allocated_bin;
+    longest_life = std::max(longest_life, clock.bin_start(c.freed_bin) - clock.bin_start(c.allocated_bin));
+  });
+  EXPECT_TRUE(in_order);
+  EXPECT_EQ(allocated[0].bytes, m.profile.allocations()[a].allocated.bytes);
+  EXPECT_EQ(allocated[1].count, m.profile.allocations()[b].allocated.count);
+  EXPECT_EQ(live[0].samples, 0u);
+  EXPECT_EQ(live[1].bytes, m.profile.allocations()[b].live.bytes);
+  EXPECT_EQ(live[1].samples, 50u);
+  EXPECT_LE(clock.start_nanos(), 0);
+  EXPECT_GT(clock.bin_start(clock.count()), 129 * kS);  // the last free
+  EXPECT_LE(clock.bin_nanos() * static_cast<int64_t>(clock.count()), 2 * 130 * kS);  // widened no more than needed
+  EXPECT_NEAR(static_cast<double>(longest_life), 30.0 * kS, 2.0 * static_cast<double>(clock.bin_nanos()));
+}
+
 TEST(Timeline, SeriesBinsWidenToTakeEarlierAndLaterEvents) {
   profile::TimeSeries series;
   series.allocated(100 * kS, 10, true);

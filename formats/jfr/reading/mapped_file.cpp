@@ -12,32 +12,35 @@
 namespace nmprof::jfr {
 
 MappedFile::MappedFile(const std::string& path) {
-  auto fail = [&path](int error) { throw std::system_error(error, std::generic_category(), "cannot open " + path); };
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail(errno);
-  struct stat st {};
-  if (fstat(fd, &st) != 0) {
-    int error = errno;
+  // Non-blocking: a FIFO is refused by map() instead of waiting for a writer forever.
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw std::system_error(errno, std::generic_category(), "cannot open " + path);
+  try {
+    map(fd, path);
+  } catch (...) {
     close(fd);
-    fail(error);
+    throw;
   }
+  close(fd);
+}
+
+MappedFile::MappedFile(int fd, const std::string& name) { map(fd, name); }
+
+void MappedFile::map(int fd, const std::string& name) {
+  auto fail = [&name](int error) { throw std::system_error(error, std::generic_category(), "cannot open " + name); };
+  struct stat st {};
+  if (fstat(fd, &st) != 0) fail(errno);
   if (!S_ISREG(st.st_mode)) {
-    close(fd);
     if (S_ISDIR(st.st_mode)) fail(EISDIR);
     // A device or pipe: no errno says so.
-    throw std::system_error(EINVAL, std::generic_category(), "cannot open " + path + " (not a regular file)");
+    throw std::system_error(EINVAL, std::generic_category(), "cannot open " + name + " (not a regular file)");
   }
   size_ = static_cast<size_t>(st.st_size);
   if (size_ > 0) {
     void* p = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) {
-      int error = errno;
-      close(fd);
-      fail(error);
-    }
+    if (p == MAP_FAILED) fail(errno);
     data_ = static_cast<const uint8_t*>(p);
   }
-  close(fd);
 }
 
 void MappedFile::release_before(size_t offset) const {

@@ -12,6 +12,8 @@ class MappedFile {
  public:
   // Throws std::system_error ("cannot open PATH: reason") when the file cannot be read.
   explicit MappedFile(const std::string& path);
+  // The file open as `fd` (not taken: the caller closes it); `name` for messages.
+  MappedFile(int fd, const std::string& name);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
@@ -22,6 +24,8 @@ class MappedFile {
   void release_before(size_t offset) const;
 
  private:
+  void map(int fd, const std::string& name);
+
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
 };

@@ -46,14 +46,18 @@ StringKind read_string(ByteReader& in, std::string& out, uint64_t& key) {
     case kUtf8: {
       auto bytes = in.bytes(length(in));
       out.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-      return StringKind::Text;
+      break;
     }
-    case kUtf16: read_utf16(in, out); return StringKind::Text;
+    case kUtf16: read_utf16(in, out); break;
     case kLatin1:
       for (uint8_t b : in.bytes(length(in))) append_utf8(out, b);
-      return StringKind::Text;
+      break;
+    default: throw FormatError("unknown string encoding " + std::to_string(encoding));
   }
-  throw FormatError("unknown string encoding " + std::to_string(encoding));
+  // Every string of a recording comes from the recorded program (names, paths, its
+  // command line, context values): made safe to print here, once, for every report.
+  out = text::escape_controls(out);
+  return StringKind::Text;
 }
 
 void skip_string(ByteReader& in) {

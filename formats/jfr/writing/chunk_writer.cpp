@@ -76,6 +76,15 @@ bool ChunkWriter::append(const ConstantPools& pools, const ByteBuffer& events, u
   return false;
 }
 
+bool ChunkWriter::resume(int fd) {
+  fd_ = fd;
+  if (ok_) return true;
+  if (committed_ == 0 || ftruncate(fd, static_cast<off_t>(chunk_start_ + committed_)) != 0) return false;
+  size_ = committed_;
+  last_checkpoint_ = committed_checkpoint_;
+  return ok_ = true;
+}
+
 bool ChunkWriter::fits(uint64_t bytes) const {
   if (chunk_start_ + size_ + bytes <= cap_) return true;
   errno = EFBIG;

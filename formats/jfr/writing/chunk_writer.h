@@ -30,8 +30,10 @@ class ChunkWriter {
   bool begin(int fd, const ByteBuffer& metadata_record, const ChunkClock& clock);
   // The same, encoding `metadata` first (for writers outside the agent).
   bool begin(int fd, const Metadata& metadata, const ChunkClock& clock);
-  // Continues on another descriptor of the same file (after the host closed ours).
-  void reattach(int fd) { fd_ = fd; }
+  // Continues on `fd`, a descriptor of the same file (its number may change between
+  // appends). After a write that failed and could not be cut off (its descriptor was
+  // gone), what the header does not cover is cut off now; false when that fails.
+  bool resume(int fd);
   // The file offset no begin() or append() may write past: they return false with
   // errno EFBIG instead; begin() writes nothing then, append() the pools and the
   // events that fit (nothing if the pools do not).

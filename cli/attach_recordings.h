@@ -1,0 +1,67 @@
+// The recordings an attach leaves in the target's /tmp: the agent records into
+// /tmp/nmprof-<nspid>-<26 random characters>.%p.jfr, so that each process the target
+// forks while recording writes a file of its own (<stem>.<pid>.jfr, the agent
+// expanding %p in each), until they are collected into one output and removed. Only
+// regular files of the target's user with a single link are taken, reached from the
+// target's /tmp held open: they can be read and removed after the target (and its
+// container) has gone.
+//
+//   AttachRecordings recordings(target, tmp, "nmprof-4123-k2f...");
+//   recordings.gather();
+//   for (pid_t child : recordings.children_recording()) ...  // stop them first
+//   recordings.write_to("out.jfr");
+//   recordings.remove();
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "attach/fd_io.h"
+#include "attach/result.h"
+#include "attach/target_process.h"
+
+namespace nmprof::cli {
+
+// The file= an attach's start gives the agent (a path in the target).
+std::string new_recording_template(const attach::TargetProcess& target);
+// The file the agent of process `pid` (as the target sees it) records into.
+std::string recording_of(std::string_view recording_template, pid_t pid);
+// The stem of one of nmprof's recordings ("nmprof-4123-k2f..." for
+// /tmp/nmprof-4123-k2f....4123.jfr, or ....jfr as nmprof named them before), or ""
+// for a path that is none (a file= of -agentpath, the user's).
+std::string recording_stem(const attach::TargetProcess& target, std::string_view path);
+
+class AttachRecordings {
+ public:
+  // `tmp`: the target's /tmp (attach::open_target_tmp), kept open by the caller;
+  // `stem`: the recordings' (recording_stem).
+  AttachRecordings(const attach::TargetProcess& target, int tmp, std::string stem)
+      : target_(target), tmp_(tmp), stem_(std::move(stem)) {}
+
+  const std::string& stem() const { return stem_; }
+  // Opens the agent's file and its children's that are there now (and not yet open).
+  void gather();
+  // The children (pids as the target sees them) whose agent still writes its file.
+  std::vector<pid_t> children_recording() const;
+  // Writes the whole chunks of every file to `output` (output_writer.h): the
+  // target's, then its children's that sampled something.
+  attach::Result<void> write_to(const std::string& output) const;
+  // Deletes every file gathered (each only while it is the file read).
+  void remove();
+
+ private:
+  struct File {
+    std::string name;
+    pid_t child = 0;  // 0: the target's own
+    attach::UniqueFd fd;
+  };
+
+  const attach::TargetProcess& target_;
+  int tmp_;
+  std::string stem_;
+  std::vector<File> files_;
+};
+
+}  // namespace nmprof::cli

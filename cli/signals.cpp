@@ -1,0 +1,26 @@
+#include "cli/signals.h"
+
+#include <unistd.h>
+
+namespace nmprof::cli {
+namespace {
+
+void ignore(int) {}
+
+}  // namespace
+
+bool raised_by_own_write(int signo, const siginfo_t* info) {
+  return signo == SIGPIPE && info->si_code == SI_USER && info->si_pid == getpid();
+}
+
+void survive_broken_pipes() {
+  struct sigaction current {};
+  if (sigaction(SIGPIPE, nullptr, &current) != 0 || current.sa_handler == SIG_IGN) return;
+  struct sigaction handler {};
+  handler.sa_handler = ignore;
+  handler.sa_flags = SA_RESTART;
+  sigemptyset(&handler.sa_mask);
+  sigaction(SIGPIPE, &handler, nullptr);
+}
+
+}  // namespace nmprof::cli

@@ -1,0 +1,29 @@
+// What nmprof does with the signals people and service managers send: `kill`,
+// systemctl, php-fpm's and nginx's reload and reopen signals (USR1, USR2), a
+// terminal's SIGQUIT and SIGWINCH. Their default action would end nmprof and leave
+// its command orphaned, or a recording running in an attached process: `run`
+// forwards them to its command (child_process.h), `attach` stops its recording
+// cleanly on them (attach_command.cpp). nmprof never dies of SIGPIPE either.
+#pragma once
+
+#include <signal.h>
+
+namespace nmprof::cli {
+
+// The signals `run` forwards: those that end a process by default, and SIGWINCH.
+inline constexpr int kForwardedSignals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGUSR1,
+                                            SIGUSR2, SIGALRM, SIGPIPE, SIGWINCH};
+// The signals that stop attach's one-shot recording: those that end a process by default.
+inline constexpr int kStoppingSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE};
+
+// Whether the kernel raised the signal for nmprof's own doing: the SIGPIPE of a write
+// to a closed pipe (it names nmprof as the sender), as opposed to one sent to it.
+bool raised_by_own_write(int signo, const siginfo_t* info);
+
+// Writes to a closed standard output or error (`nmprof report | head`, a terminal
+// gone) fail with EPIPE instead of killing nmprof. A handler that does nothing, not
+// SIG_IGN: exec resets handlers, so a command nmprof starts gets SIGPIPE's default
+// action; an inherited SIG_IGN is left as it is, for the command to inherit too.
+void survive_broken_pipes();
+
+}  // namespace nmprof::cli

@@ -1,0 +1,42 @@
+// The private directory `run` gives its command's processes for their recordings
+// (agent file=<dir>/%p.jfr), beside the output so that the final copy is a rename's
+// distance away, or in /tmp under sudo. Whoever owns the output's directory can rename
+// entries in it: the directory is opened once, right after it is made, checked (ours,
+// 0700), and from then on reached only through that descriptor. Its files are opened
+// relative to it without following links or blocking on FIFOs, and taken only when
+// they are regular files of ours with one link.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace nmprof::cli {
+
+class StagingDirectory {
+ public:
+  StagingDirectory() = default;
+  ~StagingDirectory();  // closes the descriptor; the directory stays unless removed
+  StagingDirectory(const StagingDirectory&) = delete;
+  StagingDirectory& operator=(const StagingDirectory&) = delete;
+
+  // Makes a new directory ".nmprof-XXXXXX" in `parent`; false with a one-line *error.
+  bool create(const std::string& parent, std::string* error);
+
+  const std::string& path() const { return path_; }
+  int fd() const { return fd_; }
+
+  // The names of the entries ending in `suffix`.
+  std::vector<std::string> names(const std::string& suffix) const;
+  // Opens the entry `name` for reading: a regular file of ours with a single link, or
+  // a negative safe_file error.
+  int open_file(const std::string& name) const;
+  // Deletes the entries and the directory.
+  void remove();
+
+ private:
+  std::string path_;
+  int parent_ = -1;
+  int fd_ = -1;
+};
+
+}  // namespace nmprof::cli
