@@ -15,12 +15,11 @@
 #include "agent/hooks/got_patcher.h"
 #include "agent/hooks/hook_events.h"
 #include "agent/hooks/hook_table.h"
-#include "agent/java/java_stacks.h"
+#include "agent/java/java_runtime.h"
 #include "agent/java/jvm_launch.h"
 #include "agent/log.h"
 #include "agent/stacks/modules.h"
 #include "agent/stacks/native_frames.h"
-#include "agent/php/php_frames.h"
 #include "agent/php/php_runtime.h"
 #include "agent/sampling/rate_limit.h"
 #include "agent/recording/recorder.h"
@@ -29,9 +28,9 @@
 #include "agent/safety/own_descriptors.h"
 #include "agent/safety/termination_signals.h"
 #include "agent/safety/unforked_child.h"
-#include "agent/recording/thread_context.h"
+#include "agent/threads/thread_context.h"
 #include "agent/stacks/thread_scratch.h"
-#include "agent/hooks/thread_state.h"
+#include "agent/threads/thread_state.h"
 #include "common/safe_file.h"
 
 namespace nmprof {
@@ -43,16 +42,18 @@ struct Agent {
   AgentOptions options;
   ModuleMap modules;
   NativeFrameResolver native_resolver{modules};
-  php::PhpFrameResolver resolver{native_resolver};
   StackCapture capture{modules};
+  JavaRuntime java;
+  php::PhpRuntime php{native_resolver};
+  // In the order their frames go onto a sampled stack. The recorder names frames
+  // with PHP's resolver, which passes all but PHP's to the native one.
+  Runtime* const runtimes[2] = {&java, &php};
   RateLimit rate;
-  Recorder recorder{resolver, rate};
+  Recorder recorder{*php.frame_resolver(), rate};
   GotPatcher patcher{reinterpret_cast<const void*>(&start_agent)};
   SpinLock library_change_lock;
   unsigned long long patched_loads = 0;  // modules.loads() at the last patch pass (under the lock)
   std::atomic<bool> recording{false};
-  std::atomic<JavaStacks*> java{nullptr};
-  php::PhpRuntime php;
   AgentMode mode;
 };
 
@@ -60,22 +61,25 @@ Agent* g_agent = nullptr;
 // The thread in fork() between its prepare and child handlers (0: none).
 std::atomic<int> g_forking_thread{0};
 
-void record_sample(ThreadState& t, const unwind::Registers& caller, void* p, size_t size,
-                   jfr::schema::AllocatorKey allocator) {
+void record_sample(ThreadState& t, const unwind::Registers& caller, void* p, size_t size, size_t before,
+                   size_t counted, jfr::schema::AllocatorKey allocator) {
   ThreadScratch* scratch = ThreadScratch::of_this_thread(g_agent->options.stack_depth);
   if (!scratch) return;
   CallStack stack{scratch->frames(), scratch->depth()};
   NativeWalkEnd end = g_agent->capture.capture(t, caller, stack, scratch->walk_pcs());
-  if (JavaStacks* java = g_agent->java.load(std::memory_order_acquire)) java->append(t, end, stack, *scratch);
-  if (php::PhpStacks* php = g_agent->php.stacks()) php->append(t, stack);
-  g_agent->recorder.record_allocation(t, stack, reinterpret_cast<uintptr_t>(p), size, Sampler::weight(t, size),
-                                      allocator);
+  for (Runtime* runtime : g_agent->runtimes) runtime->append_frames(t, end, stack, *scratch);
+  // Allocated: what the call added (a realloc's growth); live: the whole block, with
+  // the odds of the bytes it has been counted by.
+  g_agent->recorder.record_allocation(t, stack, reinterpret_cast<uintptr_t>(p), size,
+                                      Sampler::weight(t, growth(before, size)), allocator, before,
+                                      Sampler::weight(t, counted ? counted : size));
 }
 
 __attribute__((noinline)) void record_guarded_sample(ThreadState& t, const unwind::Registers& caller, void* p,
-                                                     size_t size, jfr::schema::AllocatorKey allocator) {
+                                                     size_t size, size_t before, size_t counted,
+                                                     jfr::schema::AllocatorKey allocator) {
   AgentGuard guard;
-  record_sample(t, caller, p, size, allocator);
+  record_sample(t, caller, p, size, before, counted, allocator);
   // Before the next countdown is drawn, so that it is drawn with the new interval.
   if (g_agent->rate.active()) Sampler::set_interval(g_agent->rate.on_sample(monotonic_ticks()));
 }
@@ -107,7 +111,7 @@ void after_fork_in_child() {
   reset_context_lock_after_fork();
   own_descriptors::after_fork_in_child();
   g_agent->recorder.after_fork_in_child();
-  g_agent->php.after_fork_in_child(parent_tid, t_state.id());
+  for (Runtime* runtime : g_agent->runtimes) runtime->after_fork_in_child(parent_tid, t_state.id());
   // Siblings forked from one parent (a server's workers) would otherwise draw the
   // same samples from the parent's random state. The countdown is restored from
   // saved_countdown when the guard ends.
@@ -200,15 +204,16 @@ bool create_agent(AgentMode mode) {
 // No object with a destructor in this frame: a thread cancelled asynchronously here
 // is unwound straight through it (cancellation_off.h), and the cancellation put off
 // while it samples is acted on once the sample is taken.
-void* on_sampled_allocation(void* p, size_t size, jfr::schema::AllocatorKey allocator) {
+void* on_sampled_allocation(void* p, size_t size, jfr::schema::AllocatorKey allocator, size_t before,
+                            size_t counted) {
   ThreadState& t = t_state;
-  if (!Sampler::confirm(t, size)) return p;
+  if (!adds_bytes(before, size) || !Sampler::confirm(t, growth(before, size))) return p;
   if (p && g_agent && g_agent->recording.load(std::memory_order_relaxed) && followed()) {
     auto* frame = static_cast<uintptr_t*>(__builtin_frame_address(0));
     unwind::Registers caller{frame[1], reinterpret_cast<uintptr_t>(frame + 2), frame[0]};
     int cancel_state;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-    record_guarded_sample(t, caller, p, size, allocator);
+    record_guarded_sample(t, caller, p, size, before, counted, allocator);
     restore_cancellation(cancel_state);
   }
   Sampler::restart(t);
@@ -219,36 +224,57 @@ void* on_sampled_allocation(void* p, size_t size, jfr::schema::AllocatorKey allo
 namespace {
 
 // The parts with objects to clean up, each in a frame of its own (below).
-__attribute__((noinline)) bool take_guarded(void* p, TakenBlock* out) {
-  AgentGuard guard;
-  return g_agent->recorder.take_block(t_state, reinterpret_cast<uintptr_t>(p), &out->block, &out->taken_at);
+
+// What a runtime frees, or reallocs, of what its program still held as it ended stays
+// live in the recording as it was (the PHP CLI's shutdown, ZendMM on or off): the
+// blocks born before the returned ticks (0: none).
+uint64_t leftovers_born_before(ThreadState& t) {
+  uint64_t kept_if_born_before = 0;
+  for (Runtime* runtime : g_agent->runtimes)
+    if (uint64_t since = runtime->leftovers_born_before(t)) kept_if_born_before = since;
+  return kept_if_born_before;
 }
 
 __attribute__((noinline)) void settle_guarded(const TakenBlock& taken, bool freed) {
   AgentGuard guard;
-  g_agent->recorder.settle_block(t_state, taken.block, taken.taken_at, freed);
+  g_agent->recorder.settle_block(t_state, taken.block, taken.taken_at, freed, leftovers_born_before(t_state));
+}
+
+// Whether a block a realloc resized stays tracked. Not a leftover (forgotten, as its
+// free would be). Counted by fewer bytes than before (shrunk), a block has better
+// odds of being tracked than its new weight says: it stays with the odds of its new
+// weight against its old one, else leaves the live set, so that a tracked block's
+// weight is always one over the odds that it is tracked (unbiased live estimates).
+bool stays_tracked(ThreadState& t, const TakenBlock& taken, float weight) {
+  if (taken.block.ticks < leftovers_born_before(t)) return false;
+  return weight <= taken.block.weight || Sampler::chance(t, taken.block.weight / weight);
+}
+
+__attribute__((noinline)) void move_guarded(const TakenBlock& taken, void* to, size_t size, float weight,
+                                            bool stays) {
+  AgentGuard guard;
+  if (stays)
+    g_agent->recorder.move_block(t_state, taken.block, taken.taken_at, reinterpret_cast<uintptr_t>(to), size, weight);
+  else
+    g_agent->recorder.settle_block(t_state, taken.block, taken.taken_at, true, leftovers_born_before(t_state));
 }
 
 __attribute__((noinline)) void record_guarded_free(void* p) {
   AgentGuard guard;
-  // What the engine frees in its request cleanup, the PHP script still held when
-  // it ended: the live view shows it (ZendMM on or off).
-  php::PhpStacks* php = g_agent->php.stacks();
-  bool recorded = !(php && php->in_request_cleanup(t_state));
-  g_agent->recorder.record_free(t_state, reinterpret_cast<uintptr_t>(p), recorded);
+  g_agent->recorder.record_free(t_state, reinterpret_cast<uintptr_t>(p), leftovers_born_before(t_state));
 }
 
 }  // namespace
 
 // On the free path, as on_sampled_allocation: no object with a destructor in these
-// frames, and no cancellation while the live heap's locks are held.
+// frames, and no cancellation while the live heap's locks are held. Taking a block,
+// and resizing it in place, reach no cancellation point and allocate nothing: they
+// run as the hook's own instructions do, with the host's cancellation (which cannot
+// be asynchronous around a realloc: realloc is not async-cancel-safe). A string
+// appended to in a loop is taken and resized on every append.
 bool take_tracked_block(void* p, TakenBlock* out) {
   if (!p || !g_agent || !followed()) return false;
-  int cancel_state;
-  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-  bool taken = take_guarded(p, out);
-  restore_cancellation(cancel_state);
-  return taken;
+  return g_agent->recorder.take_block(t_state, reinterpret_cast<uintptr_t>(p), &out->block, &out->taken_at);
 }
 
 void settle_taken_block(const TakenBlock& taken, bool freed) {
@@ -256,6 +282,25 @@ void settle_taken_block(const TakenBlock& taken, bool freed) {
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
   settle_guarded(taken, freed);
   restore_cancellation(cancel_state);
+}
+
+void move_taken_block(const TakenBlock& taken, void* to, size_t size, size_t counted) {
+  ThreadState& t = t_state;
+  float weight = Sampler::weight(t, counted);
+  bool stays = stays_tracked(t, taken, weight);
+  if (stays && reinterpret_cast<uintptr_t>(to) == taken.block.address)
+    return g_agent->recorder.move_block(t, taken.block, taken.taken_at, taken.block.address, size, weight);
+  int cancel_state;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+  move_guarded(taken, to, size, weight, stays);
+  restore_cancellation(cancel_state);
+}
+
+bool grow_in_place(void* p, size_t size, size_t counted) {
+  if (!g_agent || !followed()) return true;  // as take_tracked_block: nothing tracked
+  ThreadState& t = t_state;
+  if (leftovers_born_before(t)) return false;
+  return g_agent->recorder.grow_block(t, reinterpret_cast<uintptr_t>(p), size, Sampler::weight(t, counted));
 }
 
 void on_tracked_free(void* p) {
@@ -279,13 +324,16 @@ void on_libraries_changed(bool deepbind) {
     if (g_agent->patcher.complete()) g_agent->patched_loads = g_agent->modules.loads();
   }
   g_agent->library_change_lock.unlock();
-  g_agent->php.checkpoint();
+  for (Runtime* runtime : g_agent->runtimes) runtime->checkpoint();
 }
 
 void on_runtime_checkpoint() {
-  if (!g_agent || !g_agent->php.waiting_for_heap() || !followed()) return;
-  AgentGuard guard;
-  g_agent->php.checkpoint();
+  if (!g_agent) return;
+  for (Runtime* runtime : g_agent->runtimes) {
+    if (!runtime->checkpoint_due() || !followed()) continue;
+    AgentGuard guard;
+    runtime->checkpoint();
+  }
 }
 
 void on_runtime_request_end(jfr::schema::AllocatorKey allocator, bool heap_reset) {
@@ -340,19 +388,23 @@ bool start_agent(const AgentOptions& options, AgentMode mode) {
   declare_context_attributes(options.context_attributes);
   // Attached through ptrace, this is the thread nmprof stopped: in a PHP CLI (one
   // thread) the engine's, as at preload.
-  if (mode == AgentMode::Preload || (mode == AgentMode::NativeAttach && !agent->php.version()))
-    agent->php.find(t_state.id());
-  else if (mode == AgentMode::NativeAttach)
-    agent->php.rearm();
   Settings settings = settings_of(agent->options, mode);
-  if (const char* version = agent->php.version()) settings.push_back({"runtime", std::string("PHP ") + version});
+  for (Runtime* runtime : agent->runtimes) {
+    if (mode == AgentMode::Preload || (mode == AgentMode::NativeAttach && !runtime->found()))
+      runtime->find(t_state.id());
+    else if (mode == AgentMode::NativeAttach)
+      runtime->rearm();
+    if (std::string description = runtime->description(); !description.empty())
+      settings.push_back({"runtime", description});
+  }
   agent->recorder.limit_file_size(options.max_size);
   agent->recorder.start(agent->options.file, settings, options.live ? options.max_tracked : 0,
                         mode == AgentMode::JvmAttach || mode == AgentMode::NativeAttach, options.tags, options.context_attributes);
   agent->recording.store(true, std::memory_order_release);
   agent->patcher.patch_all();
   // Attached, PHP's heap exists already: its handlers go in now.
-  if (mode == AgentMode::NativeAttach) agent->php.checkpoint();
+  if (mode == AgentMode::NativeAttach)
+    for (Runtime* runtime : agent->runtimes) runtime->checkpoint();
   return true;
 }
 
@@ -362,7 +414,7 @@ void stop_agent() {
   // Restored slots cost nothing; a thread still inside a hook finishes normally.
   if (!g_agent || !followed()) return;
   g_agent->patcher.restore_all();
-  g_agent->php.stop();
+  for (Runtime* runtime : g_agent->runtimes) runtime->stop();
 }
 
 Recorder* agent_recorder() { return g_agent && followed() ? &g_agent->recorder : nullptr; }
@@ -370,7 +422,7 @@ Recorder* agent_recorder() { return g_agent && followed() ? &g_agent->recorder :
 bool process_followed() { return followed(); }
 
 void set_java_stacks(JavaStacks* stacks) {
-  if (g_agent) g_agent->java.store(stacks, std::memory_order_release);
+  if (g_agent) g_agent->java.set_stacks(stacks);
 }
 
 void* on_symbol_lookup(const char* name, void* found) {

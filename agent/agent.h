@@ -3,12 +3,12 @@
 // write the recording out when the process ends.
 #pragma once
 
-#include "agent/options.h"
+#include "protocol/agent_options.h"
 
 namespace nmprof {
 
 // How the agent came into the process; recorded in the file.
-// NativeAttach: loaded by `nmprof attach` through ptrace (native_attach.cpp).
+// NativeAttach: loaded by `nmprof attach` through ptrace (entry/native_attach.cpp).
 enum class AgentMode { Preload, JvmStartup, JvmAttach, NativeAttach };
 
 // Installs the hooks and starts recording (again, after stop_agent()). Returns

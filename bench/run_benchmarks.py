@@ -11,6 +11,7 @@ workload with and without nmprof; with PHP 8.2 installed, a ZendMM churn script.
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import tempfile
@@ -167,6 +168,29 @@ def startup_benchmark(build, rounds):
     never = agent_env(agent, f"nativemem=1t,file={out}")
     counts = [callgrind_instructions(["/bin/true"], env) for env in (None, never)]
     print(f"  instructions of /bin/true: plain {counts[0] / 1e6:.2f}M, with the agent {counts[1] / 1e6:.2f}M")
+    run_fixed_cost(nmprof, rounds)
+
+
+def run_fixed_cost(nmprof, rounds):
+    """What nmprof run adds to a short PHP command whatever it does: CPU seconds (user +
+    system, of nmprof and what it runs) of php -r '' plain, under run -q (the recording is
+    only checked), and under run with its summary (whose stacks read the modules' debug
+    files), interleaved, medians."""
+    out = Path(tempfile.mkdtemp()) / "fixed.jfr"
+    command = [PHP, "-r", ""]
+    variants = {"plain": command, "run -q": [str(nmprof), "run", "-q", "-o", str(out), "--", *command],
+                "run (summary)": [str(nmprof), "run", "-o", str(out), "--", *command]}
+    times = {name: [] for name in variants}
+    for _ in range(rounds):
+        for name, cmd in variants.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            subprocess.run(cmd, check=True, capture_output=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            times[name].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    plain = statistics.median(times["plain"])
+    print(f"php -r '', CPU ms (medians of {rounds}): " +
+          ", ".join(f"{name} {statistics.median(t) * 1000:.0f} (+{(statistics.median(t) - plain) * 1000:.0f})"
+                    for name, t in times.items()))
 
 
 def php_benchmark(build, rounds, requests):

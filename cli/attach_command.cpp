@@ -13,27 +13,29 @@
 #include <optional>
 #include <ctime>
 #include <iostream>
-#include <thread>
 #include <vector>
 
-#include "agent/attach_request.h"
 #include "attach/dynamic_load_warning.h"
 #include "attach/hotspot_vm.h"
+#include "attach/process_end.h"
 #include "attach/ptrace/native_process.h"
 #include "attach/ptrace/tracee_wait.h"
 #include "attach/target_files.h"
 #include "attach/vm_detection.h"
 #include "cli/agent_location.h"
 #include "cli/attach_recordings.h"
+#include "cli/count_check.h"
 #include "cli/exit_codes.h"
 #include "cli/output_check.h"
 #include "cli/output_writer.h"
+#include "cli/path_check.h"
 #include "common/safe_file.h"
 #include "cli/recording_merge.h"
 #include "cli/seconds_option.h"
 #include "cli/signals.h"
 #include "cli/report/report_command.h"
 #include "formats/text/utf8.h"
+#include "protocol/attach_request.h"
 
 namespace nmprof::cli {
 namespace {
@@ -255,13 +257,6 @@ attach::Result<std::pair<std::string, std::optional<attach::TargetFile>>> agent_
   return std::pair{path, std::optional<attach::TargetFile>(std::move(*placed))};
 }
 
-// Not yet exited: a zombie (its parent has not reaped it yet) has.
-bool alive(int pid) {
-  auto stat = attach::read_text_at(AT_FDCWD, ("/proc/" + std::to_string(pid) + "/stat").c_str());
-  size_t end = stat ? stat->rfind(") ") : std::string::npos;
-  return end != std::string::npos && end + 2 < stat->size() && (*stat)[end + 2] != 'Z' && (*stat)[end + 2] != 'X';
-}
-
 // Copies the whole chunks of the recording behind `fd` to the user's file.
 attach::Result<void> collect(int fd, const std::string& output) {
   size_t complete = complete_chunks(fd);
@@ -334,6 +329,7 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
   AttachRequest start = start_request(options, session.target(), &error);
   if (!error.empty()) return fail(kExitUsage, error);
   std::string expected = recording_of(start.options.file, session.target().nspid);
+  attach::ProcessEnd end(session.pid());
   AttachRecordings recordings(session.target(), session.tmp(), recording_stem(session.target(), expected));
   // From now on a signal that would end nmprof ends the recording instead, once it is
   // started: never a recording left running in the target, nor its file.
@@ -362,16 +358,13 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
   }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.duration);
   bool exited = false;
-  while (!g_interrupted) {
-    if (!alive(session.pid())) {
-      exited = true;
-      break;
-    }
+  while (!g_interrupted && !(exited = end.ended(std::chrono::milliseconds(100))))
     if (options.duration > 0 && std::chrono::steady_clock::now() >= deadline) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
   if (exited) {
-    if (!options.quiet) std::cerr << "nmprof: " << session.label() << " exited; collecting what it recorded\n";
+    // Killed: what it did since its agent last wrote is missing, and the summary says so.
+    if (!options.quiet || end.killed())
+      std::cerr << "nmprof: " << session.label() << " " << end.how() << "; collecting what it recorded"
+                << (end.killed() ? " up to its last write" : "") << "\n";
   } else if (auto stopped = session.send({AttachCommand::Stop, {}}); !stopped) {
     std::cerr << "nmprof: " << text::escape_controls(stopped.error().message)
               << "; collecting what was written so far\n";
@@ -484,9 +477,10 @@ void add_attach_command(CLI::App& app, AttachOptions& options) {
   add_recording_options(attach, options.recording);
   add_seconds_option(attach, "--duration", options.duration, {0, kMaxDuration},
                      "Seconds to record (one shot; default: until Ctrl-C; at most a year)");
-  attach->add_option("-o,--output", options.output, "Where the profile goes (default nmprof-<pid>.jfr; %p, %t)");
+  attach->add_option("-o,--output", options.output, "Where the profile goes (default nmprof-<pid>.jfr; %p, %t)")
+      ->check(path_check());
   attach->add_option("--top", options.top, "Stacks shown in the summary")->default_val(options.top)
-      ->check(CLI::Range(1, 1000000).description(""))
+      ->check(count_check(1, kMaxTop, "stacks"))
       ->type_name("N");
   attach->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
   attach->add_flag("--keep-jfr", options.keep_jfr, "With -o in another format (x.pb.gz), keep the JFR too (x.jfr)");

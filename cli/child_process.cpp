@@ -7,22 +7,11 @@
 
 #include <cerrno>
 #include <cstring>
-#include <iterator>
-
-#include "cli/signals.h"
 
 extern char** environ;
 
 namespace nmprof::cli {
 namespace {
-
-volatile sig_atomic_t g_child = 0;
-
-void forward(int signo, siginfo_t* info, void*) {
-  // From the kernel (a terminal key or resize): the child, in our process group, got it
-  // too. A SIGPIPE of our own write is ours alone.
-  if (g_child > 0 && info->si_code <= 0 && !raised_by_own_write(signo, info)) kill(g_child, signo);
-}
 
 std::vector<std::string> environment_with(const Environment& overrides) {
   std::vector<std::string> env;
@@ -46,7 +35,7 @@ std::vector<char*> pointers_to(std::vector<std::string>& strings) {
 }  // namespace
 
 bool run_child(const std::string& path, const std::vector<std::string>& argv, const Environment& overrides,
-               ChildExit* result, std::string* error) {
+               RunSignals& signals, ChildExit* result, std::string* error) {
   std::vector<std::string> env = environment_with(overrides);
   std::vector<std::string> args = argv;
   std::vector<char*> envp = pointers_to(env);
@@ -58,17 +47,11 @@ bool run_child(const std::string& path, const std::vector<std::string>& argv, co
     *error = std::string("pipe: ") + strerror(errno);
     return false;
   }
-  struct sigaction ours = {};
-  ours.sa_sigaction = forward;
-  ours.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&ours.sa_mask);
-  constexpr size_t kCount = std::size(kForwardedSignals);
-  struct sigaction previous[kCount];
-  for (size_t i = 0; i < kCount; i++) sigaction(kForwardedSignals[i], &ours, &previous[i]);
-
+  signals.block();
   pid_t pid = fork();
+  int fork_errno = errno;
   if (pid == 0) {
-    for (size_t i = 0; i < kCount; i++) sigaction(kForwardedSignals[i], &previous[i], nullptr);
+    signals.restore_in_child();
     close(report[0]);
     execve(path.c_str(), argp.data(), envp.data());
     int e = errno;
@@ -76,24 +59,29 @@ bool run_child(const std::string& path, const std::vector<std::string>& argv, co
     (void)ignored;
     _exit(127);
   }
+  if (pid > 0) signals.set_command(pid);
+  signals.unblock();
   close(report[1]);
   if (pid < 0) {
-    *error = std::string("fork: ") + strerror(errno);
+    *error = std::string("fork: ") + strerror(fork_errno);
     close(report[0]);
     return false;
   }
-  g_child = pid;
   int exec_errno = 0;
   ssize_t n;
   do n = read(report[0], &exec_errno, sizeof exec_errno);
   while (n < 0 && errno == EINTR);
   close(report[0]);
 
+  // Waited for without reaping it first: until the pid is forgotten, a signal sent
+  // to nmprof goes to it, and its number cannot be given to another process meanwhile.
+  siginfo_t ended = {};
+  while (waitid(P_PID, static_cast<id_t>(pid), &ended, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+  }
+  signals.set_command(0);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  g_child = 0;
-  for (size_t i = 0; i < kCount; i++) sigaction(kForwardedSignals[i], &previous[i], nullptr);
   if (n == sizeof exec_errno) {
     *error = "cannot run " + path + ": " + strerror(exec_errno);
     return false;

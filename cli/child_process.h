@@ -1,13 +1,13 @@
 // Runs the profiled command as a child with inherited stdin/stdout/stderr and a
 // modified environment, forwarding the signals that someone sends to nmprof
-// (signals.h: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE,
-// SIGWINCH). A terminal's Ctrl-C reaches the child directly, being in the same
-// process group, so only signals sent by a process are forwarded.
+// (run_signals.h).
 #pragma once
 
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "cli/run_signals.h"
 
 namespace nmprof::cli {
 
@@ -22,6 +22,6 @@ struct ChildExit {
 // Runs `path` with `argv` (argv[0] as the user typed it) to its end. Returns false
 // with *error if it could not be started.
 bool run_child(const std::string& path, const std::vector<std::string>& argv, const Environment& overrides,
-               ChildExit* result, std::string* error);
+               RunSignals& signals, ChildExit* result, std::string* error);
 
 }  // namespace nmprof::cli

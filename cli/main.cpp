@@ -6,14 +6,18 @@
 #include <string>
 #include <vector>
 
-#include "agent/options.h"
 #include "cli/attach_command.h"
+#include "cli/count_check.h"
+#include "cli/did_you_mean.h"
 #include "cli/exit_codes.h"
+#include "cli/path_check.h"
 #include "cli/report_view_options.h"
 #include "cli/report/report_command.h"
 #include "cli/run_command.h"
 #include "cli/shell_completion.h"
 #include "cli/signals.h"
+#include "formats/text/utf8.h"
+#include "protocol/agent_options.h"
 
 namespace {
 
@@ -39,15 +43,16 @@ CLI::Option* add_choice(CLI::App* command, const std::string& name, Target& targ
 void add_report_command(CLI::App& app, nmprof::report::ReportOptions& options) {
   using nmprof::report::ReportOptions;
   CLI::App* report = app.add_subcommand("report", "Summarize a recording (nmprof's or another profiler's JFR file)");
-  report->add_option("file", options.file, "The .jfr file")->required();
+  report->add_option("file", options.file, "The .jfr file")->required()->check(nmprof::cli::path_check());
   report->add_option("-o,--output", options.output,
                      "Write to this file (default: standard output); its extension chooses the format: .pb.gz pprof, "
                      ".collapsed, .html, .json, .txt")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(nmprof::cli::path_check());
   add_choice(report, "--format", options.format, nmprof::report::report_formats(),
              "What to write: a report, a pprof heap profile, collapsed stacks, a flame graph page");
   report->add_option("--top", options.top, "Stacks and functions shown")->default_val(options.top)
-      ->check(CLI::Range(1, 1000000).description(""))
+      ->check(nmprof::cli::count_check(1, nmprof::cli::kMaxTop, "stacks"))
       ->type_name("N");
   report
       ->add_option_function<std::string>(
@@ -68,7 +73,8 @@ void add_report_command(CLI::App& app, nmprof::report::ReportOptions& options) {
               options.filters.push_back({tag.first, tag.second});
             }
           },
-          "Only samples with KEY=VALUE: a context attribute, spanId, localRootSpanId or a static tag (repeatable)")
+          "Only samples with KEY=VALUE: a context attribute, spanId (span_id), localRootSpanId (local_root_span_id) "
+          "or a static tag (repeatable)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   add_choice(report, "--value", options.value,
@@ -77,7 +83,8 @@ void add_report_command(CLI::App& app, nmprof::report::ReportOptions& options) {
              "Value of collapsed stacks: estimated bytes or allocations")
       ->default_str("bytes");
   report->add_option("--diff", options.diff_base, "Compare with an earlier recording: what grew since BASE")
-      ->type_name("BASE");
+      ->type_name("BASE")
+      ->check(nmprof::cli::path_check());
   report->add_flag("-q,--quiet", options.quiet, "Show no progress while reading a large recording");
   report->add_flag("--live", options.live, "Show what is still allocated at the end instead of what was allocated");
   report->add_flag("--peak", options.peak,
@@ -101,6 +108,32 @@ int usage_error(const std::string& message) {
   return nmprof::cli::kExitUsage;
 }
 
+// An option the command does not have is named, with the one it was probably meant
+// to be; other extra arguments as CLI11 lists them.
+std::string unexpected_arguments_message(const CLI::App& app, const CLI::ExtrasError& e) {
+  for (const CLI::App* command : app.get_subcommands()) {
+    for (const std::string& arg : command->remaining()) {
+      if (arg.size() > 1 && arg[0] == '-') return nmprof::cli::unknown_option_message(*command, arg);
+    }
+  }
+  return e.what();
+}
+
+// CLI11 reads "--name=" (nothing after '=') as "--name" and takes the next argument for
+// its value (`run --output= -- cmd` wrote a file named "--"): nmprof's own part of the
+// arguments, up to "--", gets such a one split into the name and an empty value, which
+// the option's check refuses.
+void split_empty_values(std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size() && args[i] != "--"; i++) {
+    if (args[i].size() > 3 && args[i].starts_with("--") && args[i].back() == '=' &&
+        args[i].find('=') == args[i].size() - 1) {
+      args[i].pop_back();
+      args.insert(args.begin() + static_cast<long>(i) + 1, "");
+      i++;
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -119,8 +152,11 @@ int main(int argc, char** argv) {
   app.footer("Run 'nmprof <command> --help' for the options of a command. See man nmprof.");
   std::vector<std::string> args(argv + 1, argv + argc);
   static const std::string_view kCommands[] = {"run", "report", "attach", "completion", "-h", "--help", "--version"};
-  if (!args.empty() && std::find(std::begin(kCommands), std::end(kCommands), args[0]) == std::end(kCommands))
-    return usage_error("unknown command '" + args[0] + "' (commands: run, report, attach, completion)");
+  if (!args.empty() && std::find(std::begin(kCommands), std::end(kCommands), args[0]) == std::end(kCommands)) {
+    std::string meant = nmprof::cli::closest_name(args[0], {"run", "report", "attach", "completion"});
+    return usage_error("unknown command '" + nmprof::text::escape_controls(args[0]) + "'" + (meant.empty() ? "" : "; did you mean " + meant + "?") +
+                       " (commands: run, report, attach, completion)");
+  }
   // Everything after the profiled program's name is its own: hand CLI11 only nmprof's
   // part, and the program after an explicit "--".
   if (!args.empty() && args[0] == "run") {
@@ -128,7 +164,13 @@ int main(int argc, char** argv) {
     size_t command = nmprof::cli::split_run_arguments(*app.get_subcommand("run"), args, 1, &error);
     if (!error.empty()) return usage_error(error);
     if (command < args.size() && args[command] != "--") args.insert(args.begin() + static_cast<long>(command), "--");
+  } else if (!args.empty() && args[0][0] != '-') {
+    // Before CLI11, which would take the option's value for an argument and complain about that.
+    const CLI::App& command = *app.get_subcommand(args[0]);
+    std::string unknown = nmprof::cli::unknown_long_option(command, args, 1);
+    if (!unknown.empty()) return usage_error(nmprof::cli::unknown_option_message(command, unknown));
   }
+  split_empty_values(args);
   std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
   try {
     app.parse(args);
@@ -138,6 +180,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError& e) {
+    return usage_error(unexpected_arguments_message(app, e));
   } catch (const CLI::ParseError& e) {
     return usage_error(e.what());
   }

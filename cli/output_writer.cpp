@@ -11,6 +11,7 @@
 
 #include "cli/fd_output_stream.h"
 #include "cli/invoking_user.h"
+#include "cli/signals.h"
 #include "common/safe_file.h"
 
 namespace nmprof::cli {
@@ -49,6 +50,7 @@ OutputFile::~OutputFile() {
     AsInvokingUser as_user;
     unlinkat(dir_, staging_, 0);
   }
+  removed_if_interrupted_.reset();
   if (dir_ >= 0) close(dir_);
 }
 
@@ -64,12 +66,15 @@ bool OutputFile::open(std::string* error) {
     *error = "-o " + output_ + " " + why;
     return false;
   }
+  // Registered before a signal can end nmprof: one between the two left the file.
+  StoppingSignalsHeld held;
   fd_ = safe_file::create_unique(dir_, ".nmprof-", ".partial", O_WRONLY, 0600, staging_, sizeof staging_);
   if (fd_ < 0) {
     staging_[0] = '\0';
     *error = "cannot create a file next to " + output_ + ": " + safe_file::error_text(fd_);
     return false;
   }
+  removed_if_interrupted_.emplace(dir_, staging_);
   return true;
 }
 
@@ -97,6 +102,7 @@ bool OutputFile::commit(std::string* error) {
     return false;
   }
   if (renameat(dir_, staging_, dir_, name_) != 0) return fail(errno);
+  removed_if_interrupted_.reset();
   staging_[0] = '\0';
   return true;
 }

@@ -13,13 +13,18 @@
 //   context values of the profiled program.
 // - Under sudo the file is created and renamed with the invoking user's rights, and so
 //   belongs to that user (invoking_user.h).
+// - A signal that ends nmprof meanwhile removes the file being written
+//   (removed_if_interrupted.h).
 #pragma once
 
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
+
+#include "cli/removed_if_interrupted.h"
 
 namespace nmprof::cli {
 
@@ -47,6 +52,7 @@ class OutputFile {
   int dir_ = -1;
   int fd_ = -1;
   char staging_[64] = "";
+  std::optional<RemovedIfInterrupted> removed_if_interrupted_;  // while staging_ is there
   std::unique_ptr<std::ostream> stream_;
 };
 

@@ -17,14 +17,14 @@
 #include "formats/jfr/reading/chunk_header.h"
 #include "formats/jfr/varint.h"
 #include "formats/jfr/writing/chunk_writer.h"
-#include "formats/jfr/reading/mapped_file.h"
+#include "formats/jfr/reading/recording_file.h"
 
 namespace nmprof::cli {
 namespace {
 
 struct Input {
   std::string name;
-  std::unique_ptr<jfr::MappedFile> file;
+  std::unique_ptr<MappedFile> file;
   int64_t start_nanos = 0;
   size_t complete_bytes = 0;  // the prefix made of whole chunks
   bool sampled = false;
@@ -120,7 +120,7 @@ bool merge_recordings(StagingDirectory& directory, const std::string& output, Me
     }
     Input input{name, nullptr};
     try {
-      input.file = std::make_unique<jfr::MappedFile>(fd, name);
+      input.file = std::make_unique<MappedFile>(jfr::map_recording(fd, name));
     } catch (const std::exception& e) {
       result->warnings.push_back(e.what());
       close(fd);

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/options.h"
+#include "protocol/agent_options.h"
 
 namespace nmprof::cli {
 

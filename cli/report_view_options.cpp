@@ -2,6 +2,7 @@
 
 #include <regex>
 
+#include "cli/count_check.h"
 #include "cli/size_option.h"
 
 namespace nmprof::cli {
@@ -90,7 +91,7 @@ void add_report_view_options(CLI::App* report, report::ReportOptions& options) {
   report->add_flag("--wide", options.wide, "Never shorten names to fit the terminal (COLUMNS sets its width)");
   report->add_option("--depth", options.depth, "Frames shown per stack in the text report (0: all)")
       ->default_val(options.depth)
-      ->check(CLI::Range(size_t{0}, kMaxDepth).description(""))
+      ->check(count_check(0, kMaxDepth, "frames", "0: all"))
       ->type_name("N");
   add_size_option(report, "--fail-on-live", options.gate.max_live,
                   "Exit with status 3 when more than SIZE is live at the end of the recording (a CI gate)");

@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/report/report.h"
+#include "cli/report/model/report.h"
 
 namespace nmprof::cli {
 

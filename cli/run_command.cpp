@@ -8,18 +8,22 @@
 #include <filesystem>
 #include <iostream>
 
-#include "agent/options.h"
 #include "cli/agent_location.h"
 #include "cli/child_process.h"
+#include "cli/count_check.h"
+#include "cli/did_you_mean.h"
 #include "cli/exit_codes.h"
 #include "cli/invoking_user.h"
 #include "cli/output_check.h"
+#include "cli/path_check.h"
 #include "cli/program_check.h"
 #include "cli/recording_merge.h"
+#include "cli/run_signals.h"
 #include "cli/report/report_command.h"
 #include "cli/size_option.h"
 #include "cli/staging_directory.h"
 #include "formats/text/utf8.h"
+#include "protocol/agent_options.h"
 
 namespace nmprof::cli {
 namespace {
@@ -36,6 +40,43 @@ std::string appended(const char* name, const std::string& value) {
   return current && *current ? std::string(current) + ":" + value : value;
 }
 
+// Merges the recordings of the command's processes into the output and summarizes
+// it. Returns nmprof's exit status.
+int write_profile(const RunOptions& options, StagingDirectory& staging, const ChildExit& child, time_t started) {
+  std::string error;
+  std::string output = expand_path_template(options.output, child.pid, local_time_text(started));
+  std::string recording = report::recording_path(output, options.keep_jfr);
+  MergeResult merged;
+  // A profile that could not be written fails the run, whatever the command's status
+  // (a failing command's status is kept: it says more).
+  auto failed = [&child] { return child.status != 0 ? child.status : kExitFailure; };
+  if (!merge_recordings(staging, recording, &merged, &error)) {
+    fail(kExitFailure, error);
+    return failed();
+  }
+  // They name files of the staging directory, which its parent's owner could name.
+  for (const auto& warning : merged.warnings)
+    std::cerr << "nmprof: warning: " << text::escape_controls(warning) << "\n";
+  if (!merged.written && child.signal != 0) {
+    // The program died before its recording could be written (SIGKILL, or a signal
+    // nmprof does not catch).
+    std::cerr << "nmprof: no recording was written: the program was killed by signal " << child.signal
+              << " before anything was written (the recording is written every second, at exit, on a crash and"
+              << " on the signals nmprof forwards)\n";
+  } else if (!merged.written) {
+    std::cerr << "nmprof: no recording was written: the agent did not run in the program (a static or setuid"
+              << " executable, or one started without nmprof's LD_PRELOAD), or could not write its file\n";
+  } else {
+    // The summary goes to stderr, like the program's diagnostics, so it never mixes
+    // into the program's own output.
+    int delivered = report::deliver_recording(
+        {recording, output, options.keep_jfr, options.top, options.quiet, options.fail_on_live}, std::cerr);
+    if (delivered == kExitFailure) return failed();
+    if (delivered == kExitGate && child.status == 0) return kExitGate;
+  }
+  return child.status;
+}
+
 }  // namespace
 
 size_t split_run_arguments(const CLI::App& run, const std::vector<std::string>& args, size_t first,
@@ -46,7 +87,7 @@ size_t split_run_arguments(const CLI::App& run, const std::vector<std::string>& 
     std::string_view name = arg.substr(0, arg.find('='));
     const CLI::Option* option = run.get_option_no_throw(std::string(name));
     if (!option) {
-      *error = "unknown option '" + std::string(arg) + "' for run (see nmprof run --help)";
+      *error = unknown_option_message(run, arg);
       return i;
     }
     bool takes_value = option->get_items_expected_max() > 0;  // flags expect none
@@ -59,9 +100,10 @@ void add_run_command(CLI::App& app, RunOptions& options) {
   CLI::App* run = app.add_subcommand("run", "Run a program with the agent, record, and summarize");
   add_recording_options(run, options.recording);
   run->add_option("-o,--output", options.output, "Output file (%p: pid, %t: start time)")
-      ->default_val(options.output);
+      ->default_val(options.output)
+      ->check(path_check());
   run->add_option("--top", options.top, "Stacks shown in the summary")->default_val(options.top)
-      ->check(CLI::Range(1, 1000000).description(""))
+      ->check(count_check(1, kMaxTop, "stacks"))
       ->type_name("N");
   run->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
   add_size_option(run, "--fail-on-live", options.fail_on_live,
@@ -94,53 +136,24 @@ int run_command(const RunOptions& options) {
   // directory for a link while root's processes write into it: stage in /tmp then.
   // Absolute: the program may work in another directory (sh -c 'cd /x && exec ...').
   fs::path output_parent = fs::path(options.output).parent_path();
-  fs::path output_dir = invoked_through_sudo()  ? fs::path("/tmp")
-                        : output_parent.empty() ? fs::current_path()
-                                                : fs::absolute(output_parent);
+  std::string staging_dir =
+      invoked_through_sudo() ? "/tmp" : staging_parent(output_parent.empty() ? "." : output_parent.string());
   StagingDirectory staging;
-  if (!staging.create(output_dir.string(), &error)) return fail(kExitFailure, error);
+  if (!staging.create(staging_dir, &error)) return fail(kExitFailure, error);
   agent.file = staging.path() + "/%p.jfr";
 
   time_t started = time(nullptr);
   ChildExit child;
   Environment env = {{"LD_PRELOAD", appended("LD_PRELOAD", agent_path)},
-                     {"NMPROF_OPTIONS", format_agent_options(agent)}};
-  if (!run_child(program, options.command, env, &child, &error)) {
+                     {kOptionsVariable, format_agent_options(agent)}};
+  RunSignals signals;  // until the profile is written
+  if (!run_child(program, options.command, env, signals, &child, &error)) {
     staging.remove();
     return fail(kExitCannotRun, error);
   }
-
-  std::string output = expand_path_template(options.output, child.pid, local_time_text(started));
-  std::string recording = report::recording_path(output, options.keep_jfr);
-  MergeResult merged;
-  // A profile that could not be written fails the run, whatever the command's status
-  // (a failing command's status is kept: it says more).
-  auto failed = [&child] { return child.status != 0 ? child.status : kExitFailure; };
-  if (!merge_recordings(staging, recording, &merged, &error)) {
-    fail(kExitFailure, error);
-    return failed();
-  }
-  // They name files of the staging directory, which its parent's owner could name.
-  for (const auto& warning : merged.warnings)
-    std::cerr << "nmprof: warning: " << text::escape_controls(warning) << "\n";
-  if (!merged.written && child.signal != 0) {
-    // The program died before its recording could be written (SIGKILL, or a signal
-    // nmprof does not catch).
-    std::cerr << "nmprof: no recording was written: the program was killed by signal " << child.signal
-              << " before anything was written (the recording is written every second, at exit, and on a crash"
-              << " or SIGTERM)\n";
-  } else if (!merged.written) {
-    std::cerr << "nmprof: no recording was written: the agent did not run in the program (a static or setuid"
-              << " executable, or one started without nmprof's LD_PRELOAD), or could not write its file\n";
-  } else {
-    // The summary goes to stderr, like the program's diagnostics, so it never mixes
-    // into the program's own output.
-    int delivered = report::deliver_recording(
-        {recording, output, options.keep_jfr, options.top, options.quiet, options.fail_on_live}, std::cerr);
-    if (delivered == kExitFailure) return failed();
-    if (delivered == kExitGate && child.status == 0) return kExitGate;
-  }
-  return child.status;
+  int status = write_profile(options, staging, child, started);
+  signals.end_by_held_signal();
+  return status;
 }
 
 }  // namespace nmprof::cli

@@ -2,7 +2,7 @@
 // systemctl, php-fpm's and nginx's reload and reopen signals (USR1, USR2), a
 // terminal's SIGQUIT and SIGWINCH. Their default action would end nmprof and leave
 // its command orphaned, or a recording running in an attached process: `run`
-// forwards them to its command (child_process.h), `attach` stops its recording
+// forwards them to its command (run_signals.h), `attach` stops its recording
 // cleanly on them (attach_command.cpp). nmprof never dies of SIGPIPE either.
 #pragma once
 
@@ -15,6 +15,24 @@ inline constexpr int kForwardedSignals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, 
                                             SIGUSR2, SIGALRM, SIGPIPE, SIGWINCH};
 // The signals that stop attach's one-shot recording: those that end a process by default.
 inline constexpr int kStoppingSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE};
+
+// kStoppingSignals held (blocked) while this lives, for a change a handler of theirs
+// must see whole; they are delivered after it.
+class StoppingSignalsHeld {
+ public:
+  StoppingSignalsHeld() {
+    sigset_t stopping;
+    sigemptyset(&stopping);
+    for (int signo : kStoppingSignals) sigaddset(&stopping, signo);
+    sigprocmask(SIG_BLOCK, &stopping, &saved_);
+  }
+  ~StoppingSignalsHeld() { sigprocmask(SIG_SETMASK, &saved_, nullptr); }
+  StoppingSignalsHeld(const StoppingSignalsHeld&) = delete;
+  StoppingSignalsHeld& operator=(const StoppingSignalsHeld&) = delete;
+
+ private:
+  sigset_t saved_;
+};
 
 // Whether the kernel raised the signal for nmprof's own doing: the SIGPIPE of a write
 // to a closed pipe (it names nmprof as the sender), as opposed to one sent to it.

@@ -1,6 +1,6 @@
 #include "cli/size_option.h"
 
-#include "agent/options.h"
+#include "protocol/agent_options.h"
 
 namespace nmprof::cli {
 

@@ -8,10 +8,34 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "common/safe_file.h"
 
 namespace nmprof::cli {
+namespace {
+
+// Whether users other than us and root may rename entries of `directory` (by owning
+// it, or by writing it when it is not sticky).
+bool others_may_rename_in(const std::filesystem::path& directory) {
+  struct stat st {};
+  if (stat(directory.c_str(), &st) != 0) return true;
+  bool owned = st.st_uid == geteuid() || st.st_uid == 0;
+  bool shared = (st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX);
+  return !owned || shared;
+}
+
+}  // namespace
+
+std::string staging_parent(const std::string& directory) {
+  std::error_code error;
+  std::filesystem::path path = std::filesystem::canonical(directory, error);
+  if (error) return "/tmp";
+  for (auto at = path;; at = at.parent_path()) {
+    if (others_may_rename_in(at)) return "/tmp";
+    if (at == at.root_path()) return path;
+  }
+}
 
 StagingDirectory::~StagingDirectory() {
   if (fd_ >= 0) close(fd_);

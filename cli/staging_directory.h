@@ -1,16 +1,22 @@
 // The private directory `run` gives its command's processes for their recordings
 // (agent file=<dir>/%p.jfr), beside the output so that the final copy is a rename's
-// distance away, or in /tmp under sudo. Whoever owns the output's directory can rename
-// entries in it: the directory is opened once, right after it is made, checked (ours,
-// 0700), and from then on reached only through that descriptor. Its files are opened
-// relative to it without following links or blocking on FIFOs, and taken only when
-// they are regular files of ours with one link.
+// distance away, or in /tmp under sudo or when someone else could rename it. The
+// directory is opened once, right after it is made, checked (ours, 0700), and from
+// then on reached only through that descriptor. Its files are opened relative to it
+// without following links or blocking on FIFOs, and taken only when they are regular
+// files of ours with one link.
 #pragma once
 
 #include <string>
 #include <vector>
 
 namespace nmprof::cli {
+
+// The canonical `directory` when no one but us and root may rename a directory on its
+// path, else "/tmp" (sticky). The command's processes open their recordings by path:
+// a link put in place of the staging directory would take root's files wherever it
+// points.
+std::string staging_parent(const std::string& directory);
 
 class StagingDirectory {
  public:

@@ -2,17 +2,20 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/fsuid.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 namespace nmprof::safe_file {
 namespace {
 
 constexpr size_t kRandomLength = 26;
+constexpr int kMaxLinks = 40;  // followed in one path, as the kernel allows
 
 int negative_errno() { return errno ? -errno : -EIO; }
 
@@ -45,6 +48,92 @@ int check_stat(const struct stat& st, uid_t owner) {
   return 0;
 }
 
+// The owner of the files we create and of the links we trust: the file system uid
+// (setfsuid with an invalid id only says what it is).
+uid_t file_system_uid() { return static_cast<uid_t>(setfsuid(static_cast<uid_t>(-1))); }
+
+// Whether the link owned by `link_owner` in the directory `dir` can only have been
+// put there by us or by whoever owns the directory: it is ours or theirs, or no one
+// else may write the directory. Sticky or not: a directory every user may write
+// without the sticky bit is only more open.
+bool may_follow(int dir, uid_t link_owner) {
+  struct stat st;
+  if (fstat(dir, &st) != 0) return false;
+  return !(st.st_mode & S_IWOTH) || link_owner == st.st_uid || link_owner == file_system_uid();
+}
+
+// The entry `name` of `dir` without following it: a directory (O_DIRECTORY, so that
+// an automount point is mounted) or else whatever it is, a link included.
+int open_entry(int dir, const char* name) {
+  int fd = g_ops.open_at(dir, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC, 0);
+  if (fd >= 0 || errno != ENOTDIR) return fd;
+  return g_ops.open_at(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
+}
+
+// Puts the target of `link` in front of what is left to walk, rest + *at, with a
+// slash between them. 0 or a negative error.
+int prepend_target(int link, char* rest, size_t* at) {
+  size_t room = *at - 1;  // *at > 0: the link's name was in front
+  ssize_t length = room > 0 ? readlinkat(link, "", rest, room) : 0;
+  if (length < 0) return negative_errno();
+  if (static_cast<size_t>(length) >= room) return kNameTooLong;  // or cut short
+  *at -= static_cast<size_t>(length) + 1;
+  memmove(rest + *at, rest, static_cast<size_t>(length));
+  rest[*at + static_cast<size_t>(length)] = '/';
+  return 0;
+}
+
+// The entry `entry` of `dir` is not a directory: a link is followed when it may be
+// (prepend_target), anything else ends the walk. 0 or a negative error.
+int follow(int dir, int entry, const struct stat& st, int* links, char* rest, size_t* at) {
+  if (!S_ISLNK(st.st_mode)) return -ENOTDIR;
+  if (++*links > kMaxLinks) return -ELOOP;
+  if (!may_follow(dir, st.st_uid)) return kUntrustedLink;
+  return prepend_target(entry, rest, at);
+}
+
+int open_root(const char* which) {
+  int fd = g_ops.open_at(AT_FDCWD, which, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+  return fd >= 0 ? fd : negative_errno();
+}
+
+// Opens the directory named by the first `length` bytes of `path`, a component at a
+// time from / or the working directory. What is left to walk is kept at the end of
+// `rest`, so that a link's target can be read in front of it.
+int open_directory(const char* path, size_t length) {
+  char rest[PATH_MAX];
+  if (length >= sizeof rest) return kNameTooLong;
+  size_t at = sizeof rest - 1 - length;
+  memcpy(rest + at, path, length);
+  rest[sizeof rest - 1] = '\0';
+  int dir = open_root(rest[at] == '/' ? "/" : ".");
+  for (int links = 0; dir >= 0;) {
+    while (rest[at] == '/') at++;
+    if (rest[at] == '\0') return dir;
+    char* name = rest + at;
+    at += strcspn(name, "/");
+    char after = rest[at];
+    rest[at] = '\0';  // for as long as the entry is opened
+    int entry = open_entry(dir, name);  // "." and ".." too: ".." is the parent of what was reached, as in the kernel
+    rest[at] = after;
+    struct stat st;
+    if (entry < 0 || fstat(entry, &st) != 0) {
+      int error = negative_errno();
+      if (entry >= 0) g_ops.close(entry);
+      return close_with(dir, error);
+    }
+    if (S_ISDIR(st.st_mode)) {
+      g_ops.close(std::exchange(dir, entry));
+      continue;
+    }
+    int error = follow(dir, entry, st, &links, rest, &at);
+    g_ops.close(entry);
+    if (error) return close_with(dir, error);
+    if (rest[at] == '/') g_ops.close(std::exchange(dir, open_root("/")));
+  }
+  return dir;
+}
+
 }  // namespace
 
 void set_descriptor_ops(const DescriptorOps& ops) { g_ops = ops; }
@@ -55,6 +144,9 @@ const char* error_text(int error) {
     case kNotOwned: return "owned by another user";
     case kHardLinked: return "has other hard links";
     case kUnsafeDir: return "the directory is writable by every user and not sticky";
+    case kUntrustedLink:
+      return "the path goes through a symbolic link that another user owns in a directory every user may write "
+             "(followed only when it is yours or the directory owner's)";
     default: {
       // A table lookup: strerror() may translate, taking libc's locale lock, which
       // a hook can be called under.
@@ -79,20 +171,11 @@ int check_directory(int dir) {
 
 int open_parent(const char* path, const char** name) {
   const char* slash = strrchr(path, '/');
-  char dir_path[PATH_MAX];
-  if (!slash) {
-    strcpy(dir_path, ".");
-    *name = path;
-  } else {
-    size_t length = slash == path ? 1 : static_cast<size_t>(slash - path);
-    if (length >= sizeof dir_path) return kNameTooLong;
-    memcpy(dir_path, path, length);
-    dir_path[length] = '\0';
-    *name = slash + 1;
-  }
+  *name = slash ? slash + 1 : path;
   if (**name == '\0') return -EISDIR;
-  int dir = g_ops.open_at(AT_FDCWD, dir_path, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
-  if (dir < 0) return negative_errno();
+  size_t length = !slash ? 0 : slash == path ? 1 : static_cast<size_t>(slash - path);
+  int dir = open_directory(path, length);
+  if (dir < 0) return dir;
   int checked = check_directory(dir);
   return checked < 0 ? close_with(dir, checked) : dir;
 }

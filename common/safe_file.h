@@ -1,6 +1,6 @@
 // Creating and opening files in directories other users can write (/tmp, a JVM's
 // /tmp, a shared output directory) so that nothing planted there is ever used: no
-// symbolic link is followed, no FIFO or device node is opened, no file owned by
+// symbolic link is followed there, no FIFO or device node is opened, no file owned by
 // someone else (or hard-linked to another name) is written, and the names nmprof
 // makes up cannot be guessed. Every file is reached with openat() from a directory
 // descriptor checked once, so renaming a directory meanwhile changes nothing.
@@ -16,11 +16,12 @@
 
 namespace nmprof::safe_file {
 
-constexpr int kNotRegular = -10001;    // a directory, FIFO, socket or device node
-constexpr int kNotOwned = -10002;      // owned by another user
-constexpr int kHardLinked = -10003;    // has other names: maybe someone else's file
-constexpr int kUnsafeDir = -10004;     // others may write the directory and it is not sticky
-constexpr int kNameTooLong = -10005;   // does not fit the buffer given
+constexpr int kNotRegular = -10001;     // a directory, FIFO, socket or device node
+constexpr int kNotOwned = -10002;       // owned by another user
+constexpr int kHardLinked = -10003;     // has other names: maybe someone else's file
+constexpr int kUnsafeDir = -10004;      // others may write the directory and it is not sticky
+constexpr int kNameTooLong = -10005;    // does not fit the buffer given
+constexpr int kUntrustedLink = -10006;  // a link on the way that another user may have put there
 
 // "not a regular file", "No such file or directory", ...
 const char* error_text(int error);
@@ -30,6 +31,12 @@ int to_errno(int error);
 // Opens the directory of `path` ("." when it names none) as an O_PATH descriptor and
 // points *name at its last component. Refuses a directory that every user may write
 // but that is not sticky: anyone could replace a file in it after it was checked.
+// The path is walked a component at a time from / (or the working directory), and
+// a symbolic link on the way is followed only when no one else could have put it
+// there: in a directory every user may write, only a link of ours (our file system
+// uid, as set by the CLI under sudo) or of the directory's owner is followed, as
+// fs.protected_symlinks does for sticky ones, whatever the sysctl says
+// (kUntrustedLink otherwise).
 int open_parent(const char* path, const char** name);
 
 // Checks a directory descriptor as open_parent does.

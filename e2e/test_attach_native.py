@@ -555,3 +555,31 @@ def test_a_signal_ends_a_one_shot_cleanly(nmprof, target, tmp_path, signo):
     assert not list(Path("/tmp").glob(f"nmprof-{t.pid}-*"))
     assert "not recording" in run(nmprof, "attach", t.pid, "status", check=0).stdout
     finished_ok(t, stop)
+
+
+# Hostile testing of issue 22: a target killed by SIGKILL during `attach --duration`
+# was said to have "exited", and when its recording held no sample the summary said it
+# "allocated too little". It says the target was killed, and keeps what the agent
+# wrote up to then.
+@pytest.mark.parametrize("mode", ["loop", "sleep"])
+def test_a_target_killed_during_a_one_shot_is_said_to_be_killed(nmprof, target, tmp_path, mode):
+    t = target("loop", tmp_path / "stop") if mode == "loop" else target("sleep", 600)
+    out = tmp_path / "killed.jfr"
+    proc = subprocess.Popen([str(nmprof), "attach", str(t.pid), "--nativemem", "64k", "--duration", "600", "-o",
+                             str(out)], stderr=subprocess.PIPE, text=True)
+    try:
+        assert "recording process" in proc.stderr.readline()
+        time.sleep(1.5)  # the agent writes its recording every second
+        os.kill(t.pid, signal.SIGKILL)  # not reaped: the test is the target's parent
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, stderr
+    assert f"process {t.pid} was killed by signal 9 (SIGKILL); collecting what it recorded up to its last write" \
+        in stderr, stderr
+    assert "allocated too little" not in stderr and "exited" not in stderr, stderr
+    if mode == "loop":
+        assert "leaky_site" in sampled_functions(out)
+    else:
+        assert "Nothing was sampled before the recording stopped" in stderr, stderr
+    assert not list(Path("/tmp").glob(f"nmprof-{t.pid}-*"))

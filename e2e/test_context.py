@@ -127,8 +127,19 @@ def test_pprof_samples_carry_tags_and_context_as_labels(nmprof, recording, tmp_p
         return result.stdout
 
     tags = pprof("-tags")
-    for key in ("service", "env", "route", "tenant", "span_id", "local_root_span_id"):
+    for key in ("service", "env", "route", "tenant", "span_id", "local root span id"):
         assert re.search(rf"^ {key}: Total", tags, re.M), tags
+    # Span ids are strings (pprof would sum numbers), the names Pyroscope and Datadog read.
+    # -raw prints a sample's string labels on one line, each numeric label on its own.
+    raw = pprof("-raw")
+    strings = [line for line in raw.splitlines() if "service:[shop]" in line]
+    span_ids = [re.search(r" span_id:\[(\d+)\]", line) for line in strings]
+    span_ids = [m.group(1) for m in span_ids if m]
+    assert span_ids and any(re.search(r"\blocal root span id:\[\d+\]", line) for line in strings), raw
+    # --tag takes the label's name as well as the recording's.
+    some = span_ids[0]
+    by_label = report_json(nmprof, recording, "--tag", f"span_id={some}")["allocated"]["samples"]
+    assert by_label == report_json(nmprof, recording, "--tag", f"spanId={some}")["allocated"]["samples"] > 0
     assert re.search(r"^\s+\S+ \(\s*100%\): shop$", tags, re.M), tags
 
     def total_mib(*args):
@@ -175,6 +186,10 @@ def test_without_declared_attributes_spans_still_recorded(nmprof, requests_progr
     assert all("route" not in e["values"] for e in events)
     report = report_json(nmprof, out)
     assert report["statistics"]["undeclared_attributes"] == 3 * REQUESTS
+    # The user is told how to record them.
+    text = run(nmprof, "report", out, check=0).stdout
+    assert re.search(rf"^warning: {3 * REQUESTS:,} context attributes were set under a name the recording did not"
+                     r" declare \(it has none\).*--context-attributes", text.replace("\n         ", " "), re.M | re.S), text
 
 
 def test_a_context_set_by_a_key_destructor_stays_with_its_thread(nmprof, tmp_path):

@@ -8,6 +8,7 @@ import os
 import pty
 import re
 import shutil
+import signal
 import stat
 import time
 import subprocess
@@ -309,3 +310,29 @@ def test_a_recording_joined_with_itself_is_counted_once(nmprof, programs, leak_r
     notes = [line for line in result.stderr.splitlines() if "repeat" in line]
     assert len(notes) == 1 and "counted once" in notes[0], result.stderr
     assert notes[0].startswith("nmprof report: warning:") and " 2 chunks repeat" in notes[0]
+
+
+# Hostile testing of issue 22: Ctrl-C (or SIGTERM) during `report big.jfr -o big.html`
+# left the file being written, .nmprof-*.partial, beside the output. A signal that
+# ends nmprof now removes it first; nmprof still ends by the signal.
+@pytest.mark.parametrize("signo", [signal.SIGINT, signal.SIGTERM], ids=["INT", "TERM"])
+def test_a_report_interrupted_while_writing_leaves_nothing_behind(nmprof, programs, tmp_path, signo):
+    recording = tmp_path / "big.jfr"
+    # Every allocation recorded: some 20 MB, a second's work to turn into a flame graph.
+    run(nmprof, "run", "-q", "--nativemem", "0", "-o", recording, "--", programs.c("known_totals.c"), "1", "300000",
+        "0", "0", check=0)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    proc = subprocess.Popen([str(nmprof), "report", str(recording), "-o", str(out_dir / "big.html")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not list(out_dir.iterdir()):  # the file being written is there
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.002)
+        proc.send_signal(signo)
+        proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == -signo
+    assert list(out_dir.iterdir()) == []

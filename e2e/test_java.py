@@ -1,12 +1,11 @@
 """nmprof run -- java: mixed native and Java stacks, Java thread names, estimates,
 and the live view of direct buffers, on JDK 17 and JDK 25."""
 
-import math
 import subprocess
 
 import pytest
 
-from conftest import JDK17, JDK25, jfr_events, jfr_tool, report_json, run
+from conftest import JDK17, JDK25, jfr_events, jfr_tool, report_json, run, sampling_error_bound
 
 JDKS = pytest.mark.parametrize("jdk", [JDK17, JDK25], ids=["jdk17", "jdk25"])
 
@@ -39,10 +38,6 @@ def in_order(frames, expected):
             return i
     return -1
 
-
-def sigma(size, count, interval):
-    p = -math.expm1(-size / interval)
-    return math.sqrt(count * size * size * (1 - p) / p)
 
 
 @JDKS
@@ -101,7 +96,7 @@ def test_vm_allocations_show_vm_frames_then_java_frames(nmprof, java_programs, t
         assert java_part(frames)[0][2] == "Native", frames
         assert e["values"]["eventThread"]["javaName"] == f"alloc-{mode}"
     estimate = sum(e["values"]["weight"] * e["values"]["size"] for e in events)
-    assert abs(estimate - true_bytes) <= 5 * sigma(size, count, 64 * 1024), (estimate, true_bytes)
+    assert abs(estimate - true_bytes) <= sampling_error_bound(size, count, 64 * 1024), (estimate, true_bytes)
 
 
 @JDKS
@@ -117,7 +112,7 @@ def test_jni_library_allocations(nmprof, java_programs, tmp_path, jdk):
         assert frames[2][:2] == ("NativeMemoryApp", "jniAllocate") and frames[2][2] == "Native", frames
         assert frames[3][:2] == ("NativeMemoryApp", "jni"), frames
     estimate = sum(e["values"]["weight"] * e["values"]["size"] for e in events)
-    assert abs(estimate - true_bytes) <= 5 * sigma(size, count, 64 * 1024), (estimate, true_bytes)
+    assert abs(estimate - true_bytes) <= sampling_error_bound(size, count, 64 * 1024), (estimate, true_bytes)
 
 
 @JDKS
@@ -148,7 +143,7 @@ def test_direct_buffers_freed_by_their_cleaner_leave_the_live_view(nmprof, java_
     retained = [s for s in report["stacks"] if any(f["function"] == "retainDirect" for f in s["frames"])]
     released = [s for s in report["stacks"] if any(f["function"] == "releaseDirect" for f in s["frames"])]
     live = sum(s["estimated_bytes"] for s in retained)
-    assert abs(live - kept_bytes) <= 5 * sigma(size, count, 64 * 1024), (live, kept_bytes)
+    assert abs(live - kept_bytes) <= sampling_error_bound(size, count, 64 * 1024), (live, kept_bytes)
     assert sum(s["estimated_bytes"] for s in released) < 0.02 * kept_bytes
 
 

@@ -78,6 +78,23 @@ def test_every_format_folds_wrappers_and_drops_nmprofs_own_frames(nmprof, direct
     assert "create_java_vm_with_agent" not in kept
 
 
+def test_keep_frames_shows_operator_new(nmprof, programs, tmp_path):
+    out = tmp_path / "cpp.jfr"
+    run(nmprof, "run", "-q", "--nativemem", "64k", "-o", out, "--", programs.c("cpp_sites.cpp"), check=0)
+
+    def leaves(*args):
+        collapsed = run(nmprof, "report", out, "--format", "collapsed", *args, check=0).stdout
+        return {line.rsplit(" ", 1)[0].split(";")[-1] for line in collapsed.splitlines()}
+
+    # new char[] (make_buffer) and std::vector's allocator (grow) both reach operator new.
+    folded = leaves()
+    assert not [leaf for leaf in folded if leaf.startswith(("operator new", "std::"))], folded
+    assert {"app::make_buffer(unsigned long)", "app::Cache<long>::grow(unsigned long)"} <= folded, folded
+    kept = leaves("--keep-frames")
+    assert any(leaf.startswith("operator new") for leaf in kept), kept
+    assert not {"app::make_buffer(unsigned long)", "app::Cache<long>::grow(unsigned long)"} & kept, kept
+
+
 def test_a_bad_fold_pattern_is_one_line(nmprof, leak):
     result = run(nmprof, "report", leak[0], "--fold", "(", check=2)
     assert "--fold" in result.stderr and "'('" in result.stderr
@@ -222,6 +239,20 @@ def test_text_fits_columns_and_wide_and_depth_show_everything(nmprof, leak):
     assert "more frames" not in deep and "clone" in deep
 
 
+def test_80_columns_keep_file_and_line_and_tell_stacks_apart(nmprof, programs, tmp_path):
+    out = tmp_path / "long.jfr"
+    run(nmprof, "run", "-q", "--nativemem", "64k", "-o", out, "--", programs.c("cpp_long_names.cpp"), check=0)
+    env = dict(os.environ, COLUMNS="80")
+    text = run(nmprof, "report", out, "--top", "2", "--depth", "1", env=env, check=0).stdout
+    # Paths (the command, the recording) are not cut.
+    assert max(len(l) for l in text.splitlines() if str(tmp_path.parent) not in l) <= 80, text
+    stacks = re.findall(r"^#\d.*\n((?:      .*\n)+)", text, re.M)
+    assert len(stacks) == 2 and stacks[0] != stacks[1], text
+    # The parameters gave way, not the file and line.
+    assert re.search(r"insert_entries\(\.\.\.\) \(cpp_long_names\.cpp:\d+\)", text), text
+    assert {"caller_a", "caller_b"} <= set(re.findall(r"caller_[ab]", text)), text
+
+
 def test_colour_on_a_terminal_unless_no_color(nmprof, leak):
     out, _ = leak
 
@@ -268,3 +299,13 @@ def test_json_settings_name_the_file_not_the_staging_path(nmprof, leak):
     report = report_json(nmprof, out)
     assert report["processes"][0]["settings"]["file"] == str(out)
     assert ".nmprof-" not in json.dumps(report)
+
+
+def test_run_to_a_text_file_names_that_file_not_its_staging_recording(nmprof, programs, tmp_path):
+    out = tmp_path / "run.txt"
+    run(nmprof, "run", "-q", "--nativemem", "64k", "-o", out, "--", programs.c("live_leak.c"), 1, 2000, check=0)
+    text = out.read_text()
+    assert text.startswith(f"nmprof report: {out}\n"), text[:200]
+    # Its recording is gone: no command to report on it.
+    assert ".nmprof-" not in text and "more: nmprof report" not in text, text
+    assert [p.name for p in tmp_path.iterdir()] == ["run.txt"]

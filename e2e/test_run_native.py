@@ -198,6 +198,25 @@ def test_sigterm_is_forwarded_and_the_profile_is_still_written(nmprof, programs,
     assert 400 < len(sleeper) < 700
 
 
+
+# Hostile testing of item 15: a program that dies of a signal run forwards (or of a
+# broken pipe, `nmprof run -- prog | head`) at its default action lost what it had
+# recorded since the last periodic write: everything, for a short program. The agent
+# now writes the recording out on every signal that run forwards and that ends a
+# process, as it did on SIGINT, SIGTERM and SIGHUP alone.
+@pytest.mark.parametrize("signo", [signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM, signal.SIGPIPE, signal.SIGQUIT],
+                         ids=["USR1", "USR2", "ALRM", "PIPE", "QUIT"])
+def test_a_command_ended_by_a_forwarded_signal_keeps_its_recording(nmprof, programs, tmp_path, signo):
+    out = tmp_path / "sig.jfr"
+    proc = subprocess.Popen([str(nmprof), "run", "--nativemem", "64k", "-q", "-o", str(out), "--",
+                             str(programs.c("sleeper.c"))], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    proc.send_signal(signo)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signo, stderr
+    sleeper = [e for e in jfr_events(out, "profiler.Malloc") if stack_of(e)[0] == "sleeper!before_sleep_site"]
+    assert 400 < len(sleeper) < 700
+
 @pytest.mark.parametrize("mode,value,expected", [("status", 0, 0), ("status", 3, 3), ("status", 42, 42),
                                                  ("signal", signal.SIGKILL, 128 + signal.SIGKILL),
                                                  ("signal", signal.SIGABRT, 128 + signal.SIGABRT)])
@@ -317,3 +336,44 @@ def test_a_closed_stderr_or_stdout_never_kills_nmprof(nmprof, programs, tmp_path
         assert report.returncode == 1 and report.stderr == ""
     finally:
         os.close(closed)
+
+
+def wait_for(condition, seconds=60):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.002)
+
+
+# Hostile testing of issue 22: once the command had ended, run put back its signal
+# dispositions while it merged and wrote the profile, so that a second Ctrl-C (or a
+# SIGTERM) then killed nmprof: the profile lost and its staging files (.nmprof-*) left
+# behind. A signal that asks nmprof to end is now held until the profile is written:
+# one line says so, and nmprof then ends by it. Others (USR1) have no one to go to and
+# are dropped, and a signal nmprof was started ignoring stays ignored.
+@pytest.mark.parametrize("signo, ignored", [(signal.SIGINT, False), (signal.SIGTERM, False),
+                                            (signal.SIGUSR1, False), (signal.SIGINT, True)],
+                         ids=["INT", "TERM", "USR1", "INT-ignored"])
+def test_a_signal_while_the_profile_is_written_waits_for_it(nmprof, programs, tmp_path, signo, ignored):
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    # Every allocation recorded: some 20 MB to merge and turn into a flame graph, a second's work.
+    proc = subprocess.Popen([str(nmprof), "run", "--nativemem", "0", "-o", str(out_dir / "big.html"), "--",
+                             str(programs.c("known_totals.c")), "1", "300000", "0", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignored else None)
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    try:
+        wait_for(lambda: children.read_text().strip())
+        wait_for(lambda: not children.read_text().strip())
+        proc.send_signal(signo)
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    held = signo in (signal.SIGINT, signal.SIGTERM) and not ignored
+    assert proc.returncode == (-signo if held else 0), stderr
+    assert (f"nmprof: {signal.Signals(signo).name} came while the profile is written: nmprof ends once it is "
+            "written\n" in stderr) == held, stderr
+    assert f"nmprof: profile written to {out_dir / 'big.html'}" in stderr, stderr
+    assert [p.name for p in out_dir.iterdir()] == ["big.html"]
+    assert (out_dir / "big.html").read_text().rstrip().endswith("</html>")

@@ -2,9 +2,12 @@
 program's own .debug_line, or a separate debug file found through its debuglink;
 shown as `function (file.c:42)` in text and carried into pprof."""
 
+import glob
+import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -33,12 +36,18 @@ def test_text_report_points_at_the_allocating_lines(nmprof, programs, tmp_path):
     assert f"site_chain (live_leak.c:{chain})" in text, text
 
 
-def test_separate_debug_file_through_debuglink(nmprof, programs, tmp_path):
+def debuglinked_program(programs, tmp_path):
+    """live_leak without DWARF, and its debug file beside it, named by its debuglink."""
     program = tmp_path / "stripped_leak"
     shutil.copy(programs.c("live_leak.c"), program)
     debug = tmp_path / "stripped_leak.debug"
     subprocess.run(["objcopy", "--only-keep-debug", str(program), str(debug)], check=True)
     subprocess.run(["objcopy", "--strip-debug", f"--add-gnu-debuglink={debug}", str(program)], check=True)
+    return program, debug
+
+
+def test_separate_debug_file_through_debuglink(nmprof, programs, tmp_path):
+    program, debug = debuglinked_program(programs, tmp_path)
     assert b".debug_line" not in program.read_bytes()
     out = tmp_path / "stripped.jfr"
     text = record(nmprof, program, out)
@@ -48,6 +57,83 @@ def test_separate_debug_file_through_debuglink(nmprof, programs, tmp_path):
     debug.unlink()  # without it, names only: no invented lines
     text = run(nmprof, "report", out, "--live", check=0).stdout
     assert re.search(r"site_leak\s+stripped_leak\n", text), text
+
+
+def stripped_program(programs, tmp_path):
+    """live_leak without DWARF nor debuglink: libdw looks for stripped_leak.debug beside it,
+    in .debug/ beside it and under /usr/lib/debug."""
+    program = tmp_path / "stripped_leak"
+    shutil.copy(programs.c("live_leak.c"), program)
+    subprocess.run(["objcopy", "--strip-debug", str(program)], check=True)
+    return program
+
+
+def opened_files(trace, nmprof, *args, env=None):
+    """The files nmprof and what it ran opened (strace writes `trace`)."""
+    subprocess.run(["strace", "-f", "-qq", "-e", "trace=openat", "-e", "signal=none", "-o", str(trace), str(nmprof),
+                    *map(str, args)], env=env, capture_output=True, timeout=120, check=False)
+    opened = set()
+    for line in trace.read_text().splitlines():
+        found = re.search(r'openat\(AT_FDCWD, "([^"]+)", [^)]*\) = \d+$', line)
+        if found:
+            opened.add(found.group(1))
+    return opened
+
+
+def test_a_fifo_where_a_debug_file_is_looked_for_blocks_no_report(nmprof, programs, tmp_path):
+    # A directory others can write to (/tmp) is where such a FIFO could be put.
+    program = stripped_program(programs, tmp_path)
+    out = tmp_path / "fifo.jfr"
+    run(nmprof, "run", "-q", "--nativemem", "64k", "-o", out, "--", program, 1, 2000, check=0)
+    (tmp_path / ".debug").mkdir()
+    for fifo in (tmp_path / "stripped_leak.debug", tmp_path / ".debug" / "stripped_leak.debug"):
+        os.mkfifo(fifo)
+    text = run(nmprof, "report", out, "--live", timeout=60, check=0).stdout
+    assert re.search(r"site_leak\s+stripped_leak\n", text), text
+
+
+def test_a_fifo_named_as_the_program_where_libdw_looks_blocks_no_report(nmprof, programs, tmp_path):
+    """Without a debuglink, libdw looks for the file's own name too (.debug/stripped_leak,
+    /usr/lib/debug/DIR/stripped_leak), once anything else says it may find a debug file:
+    a stale debug file beside the program, or debuginfod servers. Before: the report
+    waited forever in open() on the FIFO."""
+    program = stripped_program(programs, tmp_path)
+    out = tmp_path / "fifo.jfr"
+    run(nmprof, "run", "-q", "--nativemem", "64k", "-o", out, "--", program, 1, 2000, check=0)
+    (tmp_path / ".debug").mkdir()
+    os.mkfifo(tmp_path / ".debug" / "stripped_leak")
+    (tmp_path / "stripped_leak.debug").write_bytes(b"not the debug file")  # a regular file libdw rejects
+    text = run(nmprof, "report", out, "--live", timeout=30, check=0).stdout
+    assert re.search(r"site_leak\s+stripped_leak\n", text), text
+    (tmp_path / "stripped_leak.debug").unlink()
+    env = dict(os.environ, DEBUGINFOD_URLS="http://127.0.0.1:9/", XDG_CACHE_HOME=str(tmp_path / "cache"))
+    text = run(nmprof, "report", out, "--live", timeout=30, check=0, env=env).stdout
+    assert re.search(r"site_leak\s+stripped_leak\n", text), text
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is needed")
+def test_run_reads_debug_files_only_for_a_summary_that_shows_stacks(nmprof, programs, tmp_path):
+    program, debug = debuglinked_program(programs, tmp_path)
+    trace = tmp_path / "openat.trace"
+    command = ["--nativemem", "64k", "-o", tmp_path / "leak.jfr", "--", program, 1, 2000]
+    assert str(debug) in opened_files(trace, nmprof, "run", *command)  # the summary's stacks have their lines
+    # Quiet, into a .jfr: no stack is shown.
+    assert str(debug) not in opened_files(trace, nmprof, "run", "-q", *command)
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is needed")
+@pytest.mark.skipif(not glob.glob("/usr/lib/*/libdebuginfod.so.1"), reason="libdebuginfod1 is needed")
+def test_debuginfod_client_is_loaded_only_when_servers_are_configured(nmprof, programs, tmp_path):
+    program = stripped_program(programs, tmp_path)
+    out = tmp_path / "leak.jfr"
+    run(nmprof, "run", "-q", "--nativemem", "64k", "-o", out, "--", program, 1, 2000, check=0)
+    env = {k: v for k, v in os.environ.items() if k != "DEBUGINFOD_URLS"}
+    trace = tmp_path / "openat.trace"
+    client = re.compile(r"/libdebuginfod[-.][^/]*so")
+    assert not any(client.search(f) for f in opened_files(trace, nmprof, "report", out, env=env))
+    # A server that refuses at once: the client is loaded, and asks it.
+    env.update(DEBUGINFOD_URLS="http://127.0.0.1:9/", XDG_CACHE_HOME=str(tmp_path / "cache"))
+    assert any(client.search(f) for f in opened_files(trace, nmprof, "report", out, env=env))
 
 
 @pytest.mark.skipif(shutil.which("go") is None, reason="go tool pprof is needed")

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "agent/attach_request.h"
-#include "agent/options.h"
+#include "protocol/agent_options.h"
+#include "protocol/attach_request.h"
 
 namespace {
 

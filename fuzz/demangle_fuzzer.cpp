@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "agent/symbols/demangle.h"
+#include "formats/mangling/demangle.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   nmprof::symbols::demangle(std::string_view(reinterpret_cast<const char*>(data), size));

@@ -7,13 +7,14 @@
 #include <span>
 #include <string>
 
-#include "agent/symbols/elf_image.h"
 #include "agent/symbols/function_symbols.h"
 #include "agent/symbols/symbol_table.h"
+#include "formats/elf/elf_image.h"
 
 namespace {
 
 using namespace nmprof::symbols;
+using nmprof::elf::ElfImage;
 
 // Enough lookups to demangle a library's worth of names without slowing each run.
 constexpr size_t kMaxLookups = 512;

@@ -6,13 +6,13 @@
 #include <span>
 #include <sstream>
 
-#include "cli/report/flame_graph.h"
-#include "cli/report/json_report.h"
-#include "cli/report/report.h"
+#include "cli/report/model/report.h"
+#include "cli/report/render/flame_graph.h"
+#include "cli/report/render/json_report.h"
+#include "cli/report/render/text_report.h"
 #include "cli/report/report_command.h"
-#include "cli/report/text_report.h"
 #include "formats/jfr/reading/byte_reader.h"
-#include "formats/profile/jfr_profile.h"
+#include "profile/jfr_profile.h"
 
 namespace {
 

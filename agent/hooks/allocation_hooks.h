@@ -6,10 +6,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "agent/hooks/block_sizes.h"
 #include "agent/hooks/hook_events.h"
 #include "agent/hooks/hook_table.h"
 #include "agent/sampling/sampler.h"
-#include "agent/hooks/thread_state.h"
+#include "agent/threads/thread_state.h"
 
 namespace nmprof {
 
@@ -36,25 +37,65 @@ struct CallocHook {
   }
 };
 
-// A realloc frees its old block (unless it fails) and counts as an allocation of its
-// new size, in place or not: the live estimate stays unbiased either way.
-template <typename Realloc>
-__attribute__((noinline)) void* realloc_tracked(void* old, size_t size, Realloc call,
+// A realloc counts what it adds to its block: growing it from `before` bytes (as its
+// allocator counts, see counted_from) to `size`, it counts size - before, and is
+// sampled as an allocation of that many bytes would be; shrinking, it counts nothing
+// and is never sampled. A sample still records the whole block, with the weight a
+// block has in the live view: a block resized by reallocs has been counted, over its
+// life, by about its usable size (counted_over_life), so it is tracked with the odds
+// of a block of that size.
+// block_size(p): the usable size of a block of the realloc's allocator (0: unknown).
+template <typename BlockSize>
+__attribute__((always_inline)) inline void* count_growth(void* p, size_t usable_before, size_t size,
+                                                         BlockSize block_size, jfr::schema::AllocatorKey allocator) {
+  if (!p) return p;
+  size_t usable_after = block_size(p);
+  size_t before = counted_from(usable_before, usable_after, size);
+  if (__builtin_expect(!Sampler::countdown(growth(before, size)), 1)) return p;
+  return on_sampled_allocation(p, size, allocator, before,
+                               counted_over_life(usable_before, usable_after, before, size));
+}
+
+// A tracked block is taken out before the call; after it, the block is freed (the
+// realloc is sampled: its sample tracks the new block; or its allocator's sizes are
+// unknown), moved with its new size (not sampled), or put back (the realloc failed).
+// In a heap no other thread allocates from (kOwnHeap: ZendMM's), no block can be
+// made at its address during the call: it is taken after it, and a block that grew
+// where it was (a string appended to in a loop) is resized in one look-up instead.
+template <bool kOwnHeap = false, typename Realloc, typename BlockSize>
+__attribute__((noinline)) void* realloc_tracked(void* old, size_t usable_before, size_t size, Realloc call,
+                                                BlockSize block_size,
                                                 jfr::schema::AllocatorKey allocator = jfr::schema::kLibc) {
   TakenBlock taken;
-  bool was_tracked = take_tracked_block(old, &taken);
+  bool was_tracked = !kOwnHeap && take_tracked_block(old, &taken);
   void* p = call();
-  if (was_tracked) settle_taken_block(taken, p != nullptr || size == 0);
-  return count_allocation(p, size, allocator);
+  size_t usable_after = p ? block_size(p) : 0;
+  size_t before = p ? counted_from(usable_before, usable_after, size) : size;
+  size_t counted = counted_over_life(usable_before, usable_after, before, size);
+  bool sampled = p && adds_bytes(before, size) && Sampler::countdown(growth(before, size)) &&
+                 Sampler::confirm(t_state, growth(before, size));
+  if constexpr (kOwnHeap) {
+    if (p == old && !sampled && counted && usable_after >= usable_before && grow_in_place(p, size, counted)) return p;
+    was_tracked = take_tracked_block(old, &taken);
+  }
+  if (was_tracked) {
+    if (p && !sampled && counted)
+      move_taken_block(taken, p, size, counted);
+    else
+      settle_taken_block(taken, p != nullptr || size == 0);
+  }
+  return sampled ? on_sampled_allocation(p, size, allocator, before, counted) : p;
 }
 
 template <int K>
 struct ReallocHook {
   static void* call(void* old, size_t size) {
     auto realloc_fn = hook_target<void* (*)(void*, size_t)>(kRealloc, K);
+    auto usable = [](void* p) { return block_size(kRealloc, K, p); };
+    size_t before = usable(old);
     if (__builtin_expect(LiveHeap::maybe_tracked(old), 0))
-      return realloc_tracked(old, size, [&] { return realloc_fn(old, size); });
-    return count_allocation(realloc_fn(old, size), size);
+      return realloc_tracked(old, before, size, [&] { return realloc_fn(old, size); }, usable);
+    return count_growth(realloc_fn(old, size), before, size, usable, jfr::schema::kLibc);
   }
 };
 
@@ -68,10 +109,14 @@ struct ReallocarrayHook {
       AgentGuard not_counted_twice;
       return reallocarray_fn(old, count, size);
     };
+    auto usable = [](void* p) { return block_size(kReallocarray, K, p); };
     size_t total;
-    if (__builtin_mul_overflow(count, size, &total)) total = 0;
-    if (__builtin_expect(LiveHeap::maybe_tracked(old), 0)) return realloc_tracked(old, total, uncounted);
-    return count_allocation(uncounted(), total);
+    // It fails (ENOMEM) and leaves the block as it was: nothing to count or follow.
+    if (__builtin_mul_overflow(count, size, &total)) return uncounted();
+    size_t before = usable(old);
+    if (__builtin_expect(LiveHeap::maybe_tracked(old), 0))
+      return realloc_tracked(old, before, total, uncounted, usable);
+    return count_growth(uncounted(), before, total, usable, jfr::schema::kLibc);
   }
 };
 

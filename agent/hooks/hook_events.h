@@ -11,20 +11,59 @@
 namespace nmprof {
 
 // An allocation whose countdown crossed zero (p may be null if it failed), made by
-// `allocator`. Returns p, so that hooks can tail-call it.
-void* on_sampled_allocation(void* p, size_t size, jfr::schema::AllocatorKey allocator);
-// A tracked block taken out of the live set before the call that frees it, so that
-// its address cannot be reused (and sampled) before we have forgotten it.
+// `allocator`. A realloc's block had `before` bytes: its countdown counted only the
+// growth, and its block has been counted by `counted` bytes over its life (0: its
+// size; see counted_over_life and allocation_hooks.h). Returns p, so that hooks can
+// tail-call it.
+void* on_sampled_allocation(void* p, size_t size, jfr::schema::AllocatorKey allocator, size_t before = 0,
+                            size_t counted = 0);
+// What a call that left a block of `before` bytes with `size` bytes allocated.
+inline size_t growth(size_t before, size_t size) { return size > before ? size - before : 0; }
+// The size a realloc to `size` is counted from, given its block's usable sizes before
+// and after the call (0: unknown). Usable sizes round requests up, and the rounding
+// was never counted: what the block grew by is the difference of the two, at most
+// `size` (realloc(NULL, n) counts n, as malloc does).
+inline size_t counted_from(size_t usable_before, size_t usable_after, size_t size) {
+  if (usable_after == 0) return usable_before < size ? usable_before : size;
+  size_t added = growth(usable_before, usable_after);
+  return added < size ? size - added : 0;
+}
+// The bytes a block resized to `size` (counted from `before`) has been counted by over
+// its life: what it had been counted by, its usable size before the call, plus what
+// the call added, at most its usable size after. A block is tracked with the odds of
+// a sample of that many bytes, so its live weight is that of a block of this size.
+// 0 when its allocator's sizes are unknown: the realloc is then followed as a free
+// and a new allocation of `size` bytes, tracked with the odds of that size.
+inline size_t counted_over_life(size_t usable_before, size_t usable_after, size_t before, size_t size) {
+  if (usable_after == 0) return 0;
+  size_t counted = usable_before + growth(before, size);
+  return counted < usable_after ? counted : usable_after;
+}
+// Whether a realloc counted from `before` to `size` may be sampled: not one that
+// added nothing (with --nativemem 0 every countdown crosses), unless it allocated
+// from nothing, as malloc(0) may be.
+inline bool adds_bytes(size_t before, size_t size) { return size > before || before == 0; }
+// A tracked block marked taken before the call that may free it, so that a block
+// another thread makes at its address meanwhile is not taken for it.
 struct TakenBlock {
   LiveHeap::Block block;
   uint64_t taken_at;  // ticks: the Free event's time
 };
 // The free path, after the filter said p may be tracked.
 void on_tracked_free(void* p);
-// realloc: take p out first; then report whether the call freed it (it did unless it
-// failed with a non-zero size), which puts it back or records its free.
+// realloc: mark p taken first; then report whether the call freed it (it did unless
+// it failed with a non-zero size), which puts it back or records its free.
 bool take_tracked_block(void* p, TakenBlock* out);
 void settle_taken_block(const TakenBlock& taken, bool freed);
+// realloc, not sampled, moved or resized the block: it stays tracked at `to` with its
+// new size and the live weight of `counted` bytes (counted_over_life), or, counted
+// by fewer bytes than before, only with the odds of that weight against its old one.
+void move_taken_block(const TakenBlock& taken, void* to, size_t size, size_t counted);
+// realloc in a heap no other thread allocates from (ZendMM's), after the call: p,
+// tracked or not, grew where it was to `size` bytes, counted by `counted` over its
+// life. False when it must be taken and moved instead (a runtime's shutdown, whose
+// leftovers stay as they were; a block whose weight would grow).
+bool grow_in_place(void* p, size_t size, size_t counted);
 
 // dlopen/dlmopen/dlclose returned: the set of loaded libraries may have changed.
 // deepbind: a dlopen with RTLD_DEEPBIND.

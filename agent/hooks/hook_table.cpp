@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include "agent/hooks/allocation_hooks.h"
+#include "agent/hooks/block_sizes.h"
 #include "agent/hooks/descriptor_hooks.h"
 #include "agent/hooks/process_hooks.h"
 #include "agent/hooks/user_id_hooks.h"
@@ -58,12 +59,14 @@ void look_up_default_targets() {
 int bind_target(HookId id, void* original) {
   for (int k = 0; k < kMaxBindings; k++) {
     void* current = g_hook_targets[id][k].load(std::memory_order_acquire);
-    if (current == original) return k;
-    if (current == nullptr) {
-      // Targets are only ever set, never changed, so a hook never sees its target move.
-      if (g_hook_targets[id][k].compare_exchange_strong(current, original, std::memory_order_acq_rel) ||
-          current == original)
-        return k;
+    bool bound = current == original;
+    // Targets are only ever set, never changed, so a hook never sees its target move.
+    if (!bound && current == nullptr)
+      bound = g_hook_targets[id][k].compare_exchange_strong(current, original, std::memory_order_acq_rel) ||
+              current == original;
+    if (bound) {
+      learn_block_size(id, k, original);  // before any slot reaches the binding
+      return k;
     }
   }
   return -1;

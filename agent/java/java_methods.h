@@ -6,15 +6,14 @@
 // learnt, under that lock (resolve).
 #pragma once
 
-#include <jni.h>
-#include <jvmti.h>
-
 #include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "agent/java/jni/jni.h"
+#include "agent/java/jni/jvmti.h"
 #include "agent/stacks/frame_resolver.h"
 
 namespace nmprof {

@@ -26,12 +26,14 @@ void JavaStacks::append(ThreadState& t, const NativeWalkEnd& end, CallStack& sta
   JNIEnv* env = env_of(t);
   if (!env) return;
   int room = static_cast<int>(std::min(stack.capacity - stack.depth, scratch.depth()));
-  hotspot::ASGCT_CallFrame* frames = scratch.java_frames();
+  // The scratch's room for runtime frames holds AsyncGetCallTrace's frames, then their types.
+  static_assert(sizeof(hotspot::ASGCT_CallFrame) + sizeof(uint8_t) <= ThreadScratch::kRuntimeBytesPerFrame);
+  static_assert(alignof(hotspot::ASGCT_CallFrame) <= alignof(void*));
+  auto* frames = reinterpret_cast<hotspot::ASGCT_CallFrame*>(scratch.runtime_frames());
   int count = call_trace_.call(env, end.registers, frames, room);
   if (count <= 0) return;
-  uint8_t* types = scratch.java_types();
+  uint8_t* types = reinterpret_cast<uint8_t*>(frames + scratch.depth());
   bool typed = frame_types_.ready() && frame_types_.classify(env, frames, count, room, types);
-  if (!typed) untyped_.fetch_add(1, std::memory_order_relaxed);
   for (int i = 0; i < count; i++) {
     bool native = frames[i].lineno == hotspot::kNativeMethodBci;
     uint8_t type = native ? uint8_t{jfr::schema::kNative} : typed ? types[i] : uint8_t{jfr::schema::kJitCompiled};

@@ -4,17 +4,15 @@
 // on the sampled path: no lock, no allocation, no JVMTI call.
 #pragma once
 
-#include <jni.h>
-
-#include <atomic>
 #include <string>
 
-#include "agent/stacks/call_stack.h"
 #include "agent/java/hotspot/asgct.h"
 #include "agent/java/hotspot/hotspot_frames.h"
+#include "agent/java/jni/jni.h"
+#include "agent/stacks/call_stack.h"
 #include "agent/stacks/stack_capture.h"
 #include "agent/stacks/thread_scratch.h"
-#include "agent/hooks/thread_state.h"
+#include "agent/threads/thread_state.h"
 
 namespace nmprof {
 
@@ -25,16 +23,12 @@ class JavaStacks {
   bool init(JavaVM* vm, JNIEnv* env, std::string* why_not, std::string* why_not_typed);
   void append(ThreadState& t, const NativeWalkEnd& end, CallStack& stack, ThreadScratch& scratch);
 
-  // Samples whose Java frames could not be typed (labelled JIT compiled).
-  uint64_t untyped_samples() const { return untyped_.load(std::memory_order_relaxed); }
-
  private:
   JNIEnv* env_of(ThreadState& t);
 
   JavaVM* vm_ = nullptr;
   hotspot::AsyncGetCallTrace call_trace_;
   hotspot::HotSpotFrames frame_types_;
-  std::atomic<uint64_t> untyped_{0};
 };
 
 }  // namespace nmprof

@@ -4,7 +4,7 @@
 // host's output.
 #pragma once
 
-#include <jni.h>
+#include "agent/java/jni/jni.h"
 
 namespace nmprof {
 

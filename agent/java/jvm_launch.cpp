@@ -1,14 +1,14 @@
 #include "agent/java/jvm_launch.h"
 
 #include <dlfcn.h>
-#include <jni.h>
 
 #include <atomic>
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "agent/hooks/thread_state.h"
+#include "agent/java/jni/jni.h"
+#include "agent/threads/thread_state.h"
 
 namespace nmprof {
 namespace {

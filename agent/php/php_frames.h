@@ -7,6 +7,7 @@
 #pragma once
 
 #include "agent/stacks/frame_resolver.h"
+#include "formats/jfr/nmprof_schema.h"
 
 namespace nmprof::php {
 
@@ -20,6 +21,7 @@ class PhpFrameResolver : public FrameResolver {
     native_.take_new_modules(out);
   }
   void forget_modules() override { native_.forget_modules(); }
+  bool named_when_sampled(const CallFrame& frame) const override { return frame.type == jfr::schema::kPhp; }
 
  private:
   FrameResolver& native_;

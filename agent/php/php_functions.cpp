@@ -4,11 +4,11 @@
 #include <cstring>
 #include <utility>
 
-#include "agent/hooks/thread_state.h"
 #include "agent/log.h"
 #include "agent/php/engine_memory.h"
 #include "agent/php/zend_heap_hooks.h"
 #include "agent/php/zend_layout.h"
+#include "agent/threads/thread_state.h"
 #include "include/nmprof.h"
 
 namespace nmprof::php {

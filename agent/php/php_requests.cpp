@@ -2,9 +2,9 @@
 
 
 #include "agent/hooks/hook_events.h"
-#include "agent/hooks/thread_state.h"
 #include "agent/php/zend_heap_hooks.h"
 #include "agent/php/zend_layout.h"
+#include "agent/threads/thread_state.h"
 #include "include/nmprof.h"
 
 namespace nmprof::php {

@@ -57,6 +57,23 @@ void PhpRuntime::stop() {
   remove_zend_heap_hooks();
 }
 
+std::string PhpRuntime::description() const {
+  const char* name = version();
+  return name ? std::string("PHP ") + name : std::string();
+}
+
+void PhpRuntime::append_frames(ThreadState& t, const NativeWalkEnd&, CallStack& stack, ThreadScratch&) {
+  PhpStacks* stacks = stacks_.load(std::memory_order_acquire);
+  if (!stacks) return;
+  stacks->append(t, stack);
+  stacks->shutdown_began(t);  // before the sample's time is taken: a block born in the shutdown is seen as such
+}
+
+uint64_t PhpRuntime::leftovers_born_before(ThreadState& t) {
+  PhpStacks* stacks = stacks_.load(std::memory_order_acquire);
+  return stacks ? stacks->shutdown_began(t) : 0;
+}
+
 void PhpRuntime::after_fork_in_child(int parent_tid, int child_tid) {
   if (PhpStacks* stacks = stacks_.load(std::memory_order_acquire)) stacks->after_fork_in_child(parent_tid, child_tid);
 }

@@ -8,6 +8,7 @@
 
 #include "agent/php/engine_memory.h"
 #include "agent/php/zend_layout.h"
+#include "agent/recording/clock.h"
 
 namespace nmprof::php {
 namespace {
@@ -59,11 +60,17 @@ size_t PhpStacks::executor_frame(const CallStack& stack) const {
   return stack.depth;
 }
 
+uint64_t PhpStacks::shutdown_began(ThreadState& t) {
+  if (serving_ || t.id() != engine_thread_ || !(load<uint8_t>(executor_globals_, L::kFlags) & L::kInShutdown))
+    return 0;
+  if (!shutdown_began_) shutdown_began_ = monotonic_ticks();
+  return shutdown_began_;
+}
+
 void PhpStacks::append(ThreadState& t, CallStack& stack) {
   if (t.id() != engine_thread_) return;
   uintptr_t frame = load_pointer(executor_globals_, L::kCurrentExecuteData);
   if (!frame) return;  // not running PHP code: compiling, starting or shutting down
-  ran_.store(true, std::memory_order_relaxed);
   // The executor and what called it (the SAPI, main) are replaced by the PHP frames.
   size_t executor = executor_frame(stack);
   if (executor < stack.depth) {

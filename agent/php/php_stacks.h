@@ -5,13 +5,12 @@
 // engine, no lock, no allocation.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 
-#include "agent/stacks/call_stack.h"
 #include "agent/php/engine_memory.h"
 #include "agent/php/zend_layout.h"
-#include "agent/hooks/thread_state.h"
+#include "agent/stacks/call_stack.h"
+#include "agent/threads/thread_state.h"
 
 namespace nmprof::php {
 
@@ -36,21 +35,20 @@ class PhpStacks {
   static PhpStacks* create(void* executor_globals, int engine_thread);
 
   void append(ThreadState& t, CallStack& stack);
-  // A server's engine: see in_request_cleanup.
+  // A server's engine: see shutdown_began.
   void serve_requests() { serving_ = true; }
   void after_fork_in_child(int parent_tid, int child_tid) {
     if (engine_thread_ == parent_tid) engine_thread_ = child_tid;
   }
-  // The CLI is ending its one request: on the engine's thread, after PHP code ran,
-  // the engine is no longer active (no PHP code can run any more) and none runs. (Not
-  // "no frame": a shutdown function or a destructor called at the end has none left
-  // when it frees its variables on return.) A server's requests are not told apart
-  // this way.
-  bool in_request_cleanup(ThreadState& t) const {
-    return !serving_ && t.id() == engine_thread_ && ran_.load(std::memory_order_relaxed) &&
-           !load<bool>(executor_globals_, layout82::kActive) &&
-           !load_pointer(executor_globals_, layout82::kCurrentExecuteData);
-  }
+  // The CLI is ending its one request: on the engine's thread, php_request_shutdown
+  // has begun (it sets EG_FLAGS_IN_SHUTDOWN before the shutdown functions, the
+  // destructors of what globals held, and the engine's cleanup; init_executor clears
+  // it). Whether a sample happened to see PHP code run before does not matter: a
+  // short script's end would otherwise be told apart in some runs and not others.
+  // Returns when the shutdown was first seen here (ticks), 0 when it has not begun:
+  // the blocks allocated before then are what the script held when its last line
+  // ran. A server's requests are not told apart this way.
+  uint64_t shutdown_began(ThreadState& t);
 
  private:
   size_t executor_frame(const CallStack& stack) const;
@@ -60,7 +58,7 @@ class PhpStacks {
   uintptr_t executor_end_;
   int engine_thread_;
   bool serving_ = false;
-  std::atomic<bool> ran_{false};  // a sample has seen PHP code running
+  uint64_t shutdown_began_ = 0;   // written and read on the engine's thread only
 };
 
 }  // namespace nmprof::php

@@ -49,6 +49,7 @@ bool ZendEngine::find(ZendEngine* out) {
   // to the allocator functions as well.
   out->heap_hookable = !exports("zend_mm_set_custom_handlers_ex") && !exports("zend_mm_set_custom_debug_handlers");
   look_up("__zend_malloc", &out->libc_malloc);
+  look_up("_zend_mm_block_size", &out->heap_block_size);
   look_up("zend_memory_usage", &out->memory_usage);
   look_up("zend_memory_peak_usage", &out->memory_peak_usage);
   out->sapi_module = static_cast<const char* const*>(dlsym(RTLD_DEFAULT, "sapi_module"));

@@ -26,6 +26,9 @@ struct ZendEngine {
   void* (*heap_alloc)(ZendMmHeap*, size_t);
   void (*heap_free)(ZendMmHeap*, void*);
   void* (*heap_realloc)(ZendMmHeap*, void*, size_t);
+  // The size of a block of the heap (its bin's, its run's pages, or a huge block's
+  // mapping); 0 while custom handlers are flagged on. Optional.
+  size_t (*heap_block_size)(ZendMmHeap*, void*);
   // zend_memory_usage, zend_memory_peak_usage (argument: real sizes, in chunks).
   size_t (*memory_usage)(bool);
   size_t (*memory_peak_usage)(bool);

@@ -36,13 +36,13 @@ bool g_installed = false;
 // collects as it does without nmprof. The memory_limit error leaves the allocator
 // by a longjmp with the flag cleared: the engine then ends on its own allocator.
 template <typename Call>
-void* allocate_directly(Call call) {
+auto allocate_directly(Call call) {
   int* use_custom_heap = reinterpret_cast<int*>(g_to.heap);
   int custom = *use_custom_heap;
   *use_custom_heap = 0;
-  void* p = call();
+  auto result = call();
   *use_custom_heap = custom;
-  return p;
+  return result;
 }
 
 // The allocator collects (zend_mm_gc) only when it needs a new chunk or a huge
@@ -89,6 +89,14 @@ void chained_free(void* p) {
   g_to.previous_free(p);
 }
 
+// The size of a block the engine's own allocator made, as it knows it; 0 (the
+// realloc counts its whole new size) for a neighbour's blocks, whose allocator is
+// not known. The engine says only with the custom handlers flagged off.
+size_t zend_block_size(void* p) {
+  if (!p || g_to.previous_realloc || !g_to.engine.heap_block_size) return 0;
+  return allocate_directly([&] { return g_to.engine.heap_block_size(g_to.heap, p); });
+}
+
 void* heap_realloc(void* old, size_t size) {
   auto call = [&] {
     if (g_to.previous_realloc) return g_to.previous_realloc(old, size);
@@ -96,8 +104,10 @@ void* heap_realloc(void* old, size_t size) {
       return allocate_directly([&] { return g_to.engine.heap_realloc(g_to.heap, old, size); });
     return g_to.engine.heap_realloc(g_to.heap, old, size);
   };
-  if (__builtin_expect(LiveHeap::maybe_tracked(old), 0)) return realloc_tracked(old, size, call, schema::kZendMM);
-  return count_allocation(call(), size, schema::kZendMM);
+  size_t before = zend_block_size(old);
+  if (__builtin_expect(LiveHeap::maybe_tracked(old), 0))
+    return realloc_tracked<true>(old, before, size, call, zend_block_size, schema::kZendMM);
+  return count_growth(call(), before, size, zend_block_size, schema::kZendMM);
 }
 
 }  // namespace

@@ -17,8 +17,8 @@ namespace nmprof::php::layout82 {
 
 // zend_executor_globals (NTS: the exported `executor_globals`)
 constexpr size_t kCurrentExecuteData = 488;
-constexpr size_t kActive = 992;  // bool: cleared when the request's cleanup begins, after
-                                 // shutdown functions, destructors and output callbacks
+constexpr size_t kFlags = 993;   // uint8_t, after `active`
+constexpr uint8_t kInShutdown = 1;  // EG_FLAGS_IN_SHUTDOWN: set as php_request_shutdown begins
 
 // zend_execute_data: one PHP call frame
 constexpr size_t kExecuteOpline = 0;  // const zend_op*: the instruction running (user code)

@@ -23,4 +23,16 @@ bool only_thread_left();
 void wait_while(const std::atomic<uint32_t>& word, uint32_t value, int timeout_ms);
 void wake_all(std::atomic<uint32_t>& word);
 
+// How sampling threads and the background writer thread signal each other.
+struct WriterSignals {
+  // 0 not started, kRunning, kNone (it failed or ended, or the JVM's flusher
+  // writes), kToEnd (asked to end).
+  static constexpr int kRunning = 1, kNone = 2, kToEnd = 3;
+  std::atomic<int> state{0};
+  // Futex words: a sampling thread asks for a write, and waits for one when its
+  // stripe is full.
+  std::atomic<uint32_t> write_wanted{0};
+  std::atomic<uint32_t> writes_done{0};
+};
+
 }  // namespace nmprof

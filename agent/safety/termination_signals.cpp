@@ -7,7 +7,9 @@
 namespace nmprof {
 namespace {
 
-constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+// Those that end a process without core or with one, other than a crash's
+// (fatal_signals.h): what users send (run forwards them all) and a broken pipe.
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE};
 
 bool (*g_flush)() = nullptr;
 std::atomic<int> g_deferred_signal{0};

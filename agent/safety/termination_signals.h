@@ -1,5 +1,6 @@
-// SIGINT, SIGTERM and SIGHUP end a process without running exit handlers when it
-// leaves them at their default action. For those signals only, the agent installs
+// SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM and SIGPIPE end a
+// process without running exit handlers when it leaves them at their default action
+// (`prog | head` dies of SIGPIPE). For those signals only, the agent installs
 // a handler that writes the recording out and then lets the signal do what it would
 // have done. A host that installs its own handler (a JVM, a shell) replaces ours,
 // and then ends through exit(), where the recording is written anyway.

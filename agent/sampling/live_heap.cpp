@@ -159,12 +159,12 @@ bool LiveHeap::insert(const Block& block, int self) {
     untracked_.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
-  size_t i = s.slot_of(block.address);
-  while (s.table[i].address && s.table[i].address != block.address) i = (i + 1) & (s.capacity - 1);
+  size_t i = slot_for(s, block.address, 0);
   if (s.table[i].address) {
     // The same address again: its old block was freed by a path we do not see.
     s.add_live(-static_cast<double>(s.table[i].weight) * static_cast<double>(s.table[i].size));
     by_allocator_[s.table[i].allocator % kAllocators].fetch_sub(1, std::memory_order_relaxed);
+    count_resized(s, s.table[i], -1);
   } else if (claim(s)) {
     filter_add(filter_, reinterpret_cast<const void*>(block.address));
     s.count.store(++count, std::memory_order_relaxed);
@@ -175,6 +175,7 @@ bool LiveHeap::insert(const Block& block, int self) {
   }
   s.table[i] = block;
   by_allocator_[block.allocator % kAllocators].fetch_add(1, std::memory_order_relaxed);
+  count_resized(s, block, 1);
   s.add_live(static_cast<double>(block.weight) * static_cast<double>(block.size));
   s.lock.unlock();
   // Hashes spread blocks evenly over the shards: this one's count tells the total.
@@ -183,21 +184,68 @@ bool LiveHeap::insert(const Block& block, int self) {
   return true;
 }
 
-bool LiveHeap::remove(uintptr_t address, Block* out, int self) {
-  if (!address) return false;
+size_t LiveHeap::slot_for(const Shard& s, uintptr_t address, int taken_by) {
+  size_t i = s.slot_of(address);
+  while (s.table[i].address && (s.table[i].address != address || s.table[i].taken_by != taken_by))
+    i = (i + 1) & (s.capacity - 1);
+  return i;
+}
+
+template <typename Change>
+bool LiveHeap::change_block(uintptr_t address, int taken_by, int self, Change change) {
   Shard& s = shard_of(address);
-  if (s.lock.owner() == self) return false;
+  if (!address || s.lock.owner() == self) return false;
   s.lock.lock(self);
-  bool found = false;
-  size_t i = 0;
-  if (s.capacity) {
-    for (i = s.slot_of(address); s.table[i].address && s.table[i].address != address; i = (i + 1) & (s.capacity - 1)) {
-    }
-    found = s.table[i].address == address;
-  }
-  if (found) remove_slot(s, i, out);
+  size_t i = s.capacity ? slot_for(s, address, taken_by) : 0;
+  bool found = s.capacity && s.table[i].address;
+  if (found) change(s, i);
   s.lock.unlock();
   return found;
+}
+
+bool LiveHeap::remove(uintptr_t address, Block* out, int self) {
+  return change_block(address, 0, self, [&](Shard& s, size_t i) { remove_slot(s, i, out); });
+}
+
+bool LiveHeap::take(uintptr_t address, Block* out, int self) {
+  return change_block(address, 0, self, [&](Shard& s, size_t i) {
+    *out = s.table[i];
+    s.table[i].taken_by = self;
+  });
+}
+
+void LiveHeap::put_back(uintptr_t address, int self) {
+  change_block(address, self, self, [](Shard& s, size_t i) { s.table[i].taken_by = 0; });
+}
+
+bool LiveHeap::resize_taken(uintptr_t address, uint64_t size, float weight, uint64_t at, int self) {
+  return change_block(address, self, self, [&](Shard& s, size_t i) { resize_slot(s, i, size, weight, at); });
+}
+
+bool LiveHeap::grow(uintptr_t address, uint64_t size, float weight, uint64_t at, int self) {
+  bool heavier = false;
+  change_block(address, 0, self, [&](Shard& s, size_t i) {
+    heavier = weight > s.table[i].weight;
+    if (!heavier) resize_slot(s, i, size, weight, at);
+  });
+  return !heavier;
+}
+
+void LiveHeap::resize_slot(Shard& s, size_t i, uint64_t size, float weight, uint64_t at) {
+  Block& b = s.table[i];
+  s.add_live(static_cast<double>(weight) * static_cast<double>(size) -
+             static_cast<double>(b.weight) * static_cast<double>(b.size));
+  b.size = size;
+  b.weight = weight;
+  b.taken_by = 0;
+  bool newly_resized = !b.resized_at;
+  b.resized_at = at;
+  if (newly_resized) count_resized(s, b, 1);
+}
+
+bool LiveHeap::remove_taken(uintptr_t address, int self) {
+  Block removed;
+  return change_block(address, self, self, [&](Shard& s, size_t i) { remove_slot(s, i, &removed); });
 }
 
 void LiveHeap::remove_slot(Shard& s, size_t i, Block* out) {
@@ -205,6 +253,7 @@ void LiveHeap::remove_slot(Shard& s, size_t i, Block* out) {
   s.add_live(-static_cast<double>(out->weight) * static_cast<double>(out->size));
   s.count.store(s.count.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
   by_allocator_[out->allocator % kAllocators].fetch_sub(1, std::memory_order_relaxed);
+  count_resized(s, *out, -1);
   give_back(s);
   filter_remove(filter_, reinterpret_cast<const void*>(out->address));
   // Backward-shift deletion keeps every probe chain unbroken without tombstones.
@@ -237,15 +286,39 @@ size_t LiveHeap::take_blocks_of(Shard& s, uint8_t allocator, int self, uintptr_t
   return n;
 }
 
-void LiveHeap::clear() {
+void LiveHeap::count_resized(Shard& s, const Block& block, int change) {
+  if (block.resized_at) s.resized.store(s.resized.load(std::memory_order_relaxed) + change, std::memory_order_relaxed);
+}
+
+// A block a realloc has taken is taken too: it holds its size as of its last resize,
+// before the take (a thread that reallocs it again and again, or a slow realloc, has
+// it taken nearly always: its size would never be written).
+size_t LiveHeap::take_resized_of(Shard& s, int self, Block* out, size_t max) {
+  if (s.resized.load(std::memory_order_relaxed) == 0 || s.lock.owner() == self) return 0;
+  s.lock.lock(self);
+  size_t n = 0;
+  for (size_t i = 0; i < s.capacity && n < max; i++) {
+    if (!s.table[i].address || !s.table[i].resized_at) continue;
+    count_resized(s, s.table[i], -1);
+    out[n++] = s.table[i];
+    s.table[i].resized_at = 0;
+  }
+  s.lock.unlock();
+  return n;
+}
+
+void LiveHeap::clear(int self) {
   for (Shard& s : shards_) {
+    s.lock.lock(self);
     if (s.table) munmap(s.table, s.capacity * sizeof(Block));
     s.table = nullptr;
     s.capacity = 0;
     s.count = 0;
+    s.resized = 0;
     s.reserve = 0;
     s.live_bytes = 0;
     s.table_bytes = 0;
+    s.lock.unlock();
   }
   unclaimed_ = max_blocks_;
   for (auto& n : by_allocator_) n = 0;

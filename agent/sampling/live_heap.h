@@ -8,7 +8,10 @@
 //    that threads freeing different blocks rarely wait for each other. It grows with
 //    use up to a cap; when full, further samples are counted as untracked. Shards
 //    claim their share of the cap in small batches, so that counting against it
-//    does not make threads share one cache line on every insert.
+//    does not make threads share one cache line on every insert. A realloc marks
+//    the block it changes taken (other threads do not see it while the call runs),
+//    and one that resized it in place marks it resized: the recording says the new
+//    sizes at its next write (take_resized), not at every realloc.
 #pragma once
 
 #include <atomic>
@@ -16,6 +19,7 @@
 #include <cstdint>
 
 #include "agent/safety/spin_lock.h"
+#include "formats/jfr/nmprof_schema.h"
 
 namespace nmprof {
 
@@ -28,8 +32,16 @@ class LiveHeap {
     float weight;
     uint32_t stack;
     uint8_t allocator = 0;  // the recording's allocator key (below kAllocators)
+    // The thread whose realloc has it (take), 0: none. Other threads do not see it:
+    // its address may be freed by the call and be another block's before the
+    // realloc's thread has said where it went.
+    int taken_by = 0;
+    // When the last realloc that changed its size in place since the recording last
+    // said it was called (ticks; 0: none): the next write says the size then
+    // (take_resized), rather than an event per realloc.
+    uint64_t resized_at = 0;
   };
-  static constexpr size_t kAllocators = 4;
+  static constexpr size_t kAllocators = jfr::schema::kAllocatorCount;
 
   // The free path's question: false means p is certainly not tracked.
   static bool maybe_tracked(const void* p) {
@@ -49,12 +61,30 @@ class LiveHeap {
   bool insert(const Block& block, int self);
   // Moves the block at `address` to *out and forgets it; false if it is not tracked.
   bool remove(uintptr_t address, Block* out, int self);
-  // After fork() in the child: the parent's blocks are not this process's to report.
-  void clear();
+  // realloc: marks the block at `address` taken by this thread (a copy in *out); false
+  // if it is not tracked. After the call, the block is put back as it was, resized
+  // in place (marked resized at `at`), or removed (false: it was forgotten meanwhile).
+  bool take(uintptr_t address, Block* out, int self);
+  void put_back(uintptr_t address, int self);
+  bool resize_taken(uintptr_t address, uint64_t size, float weight, uint64_t at, int self);
+  bool remove_taken(uintptr_t address, int self);
+  // A realloc that grew the block at `address` where it was, in a heap no other thread
+  // allocates from (nothing could take its address meanwhile): resized as
+  // resize_taken() does, without taking it first. False when its weight would grow
+  // (then take it: a block that lost weight keeps its tracking only with odds).
+  bool grow(uintptr_t address, uint64_t size, float weight, uint64_t at, int self);
+  // After fork() in the child, or at a restart: the blocks are not the new file's to
+  // report. Each shard is cleared under its lock: a realloc or free that began before
+  // a restart may still be looking at it.
+  void clear(int self);
   // Forgets every block of `allocator`, calling forgotten(address) for each, with
   // no lock held: a runtime freed them all at once (PHP's heap at a request's end).
   template <typename Forgotten>
   void remove_all_of(uint8_t allocator, int self, Forgotten forgotten);
+  // Calls visit(block) for every block marked resized, with no lock held, and
+  // clears the marks.
+  template <typename Visit>
+  void take_resized(int self, Visit visit);
   // fork(): every shard is held across it, so that the child finds them whole.
   void before_fork(int self);
   void after_fork();
@@ -91,6 +121,7 @@ class LiveHeap {
     size_t reserve = 0;  // claimed from the cap, not used yet
     // Changed under the lock, read without it (statistics).
     std::atomic<size_t> count{0};
+    std::atomic<size_t> resized{0};  // blocks marked resized
     std::atomic<double> live_bytes{0};
     std::atomic<size_t> table_bytes{0};
 
@@ -115,8 +146,21 @@ class LiveHeap {
   void grow_filter(int self, const Filter* seen);
   // Removes up to `max` blocks of `allocator` from one shard into `out`; how many.
   size_t take_blocks_of(Shard& s, uint8_t allocator, int self, uintptr_t* out, size_t max);
+  // Copies up to `max` blocks marked resized of one shard into `out`, clearing their
+  // marks; how many.
+  size_t take_resized_of(Shard& s, int self, Block* out, size_t max);
+  static void count_resized(Shard& s, const Block& block, int change);
+  // In a locked shard: the slot of the block at `address` taken by `taken_by` (0: not
+  // taken), else the empty slot that ends its probe chain.
+  static size_t slot_for(const Shard& s, uintptr_t address, int taken_by);
+  // Under the lock of the shard of `address`: change(shard, slot) for the block at
+  // `address` taken by `taken_by` (0: not taken); false when there is none (or the
+  // shard is this thread's already: a signal handler interrupted it).
+  template <typename Change>
+  bool change_block(uintptr_t address, int taken_by, int self, Change change);
   // Empties slot i of a locked shard, keeping its probe chains whole.
   void remove_slot(Shard& s, size_t i, Block* out);
+  void resize_slot(Shard& s, size_t i, uint64_t size, float weight, uint64_t at);
   bool claim(Shard& s);        // one more block's room from the cap
   void give_back(Shard& s);    // a block's room returned
   bool lock_all(int self);
@@ -143,6 +187,18 @@ void LiveHeap::remove_all_of(uint8_t allocator, int self, Forgotten forgotten) {
       n = take_blocks_of(shards_[shard], allocator, self, batch, 64);
       for (size_t i = 0; i < n; i++) forgotten(batch[i]);
     } while (n == 64);
+  }
+}
+
+template <typename Visit>
+void LiveHeap::take_resized(int self, Visit visit) {
+  Block batch[32];
+  for (Shard& s : shards_) {
+    size_t n;
+    do {
+      n = take_resized_of(s, self, batch, 32);
+      for (size_t i = 0; i < n; i++) visit(batch[i]);
+    } while (n == 32);
   }
 }
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "agent/options.h"
+#include "protocol/agent_options.h"
 
 namespace nmprof {
 

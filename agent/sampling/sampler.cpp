@@ -5,8 +5,6 @@
 
 namespace nmprof {
 
-__thread ThreadState t_state __attribute__((tls_model("initial-exec")));
-
 void Sampler::seed(ThreadState& t, uint64_t extra) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);

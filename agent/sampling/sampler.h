@@ -10,8 +10,8 @@
 #include <atomic>
 #include <cstdint>
 
-#include "agent/hooks/thread_state.h"
 #include "agent/sampling/exp_log.h"
+#include "agent/threads/thread_state.h"
 
 namespace nmprof {
 
@@ -52,8 +52,21 @@ class Sampler {
   static float weight(const ThreadState& t, uint64_t size) { return weight(size, t.gap_interval); }
   static float weight(uint64_t size, uint64_t interval) {
     if (interval == 0 || size == 0) return 1.0f;
+    // From 17 intervals on, 1 / (1 - exp(-17)) = 1 + 4e-8 is 1 as a float: no exp
+    // for the large blocks a tracked block's reallocs weigh again and again.
+    if (size / 17 >= interval) return 1.0f;
     double p = -exp_log::exp_minus_one(-static_cast<double>(size) / static_cast<double>(interval));
     return static_cast<float>(1.0 / p);
+  }
+
+  // True with `probability`, drawn from the thread's random sequence (which, on a
+  // thread not seeded yet, is seeded with its first countdown, as confirm does).
+  static bool chance(ThreadState& t, double probability) {
+    if (t.random == 0) {
+      seed(t);
+      t.bytes_until_sample = next_gap(t);
+    }
+    return static_cast<double>(next_random(t) >> 11) * 0x1.0p-53 < probability;
   }
 
   // Exposed for tests: the countdown drawn for the next sample, in bytes.

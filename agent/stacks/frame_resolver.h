@@ -30,6 +30,13 @@ class FrameResolver {
   // nmprof.Module event per module. forget_modules() starts a new file.
   virtual void take_new_modules(std::vector<const Module*>& out) { (void)out; }
   virtual void forget_modules() {}
+  // Frames that point at structures their runtime may free before the writer runs
+  // (PHP's functions, at a request's end): named on the sampled path, by the thread
+  // that saw them alive, with the same locks as the writer.
+  virtual bool named_when_sampled(const CallFrame& frame) const {
+    (void)frame;
+    return false;
+  }
 };
 
 }  // namespace nmprof

@@ -5,7 +5,7 @@
 
 #include "agent/stacks/call_stack.h"
 #include "agent/stacks/modules.h"
-#include "agent/hooks/thread_state.h"
+#include "agent/threads/thread_state.h"
 #include "agent/unwind/stack_walker.h"
 
 namespace nmprof {

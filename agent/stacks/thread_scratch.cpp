@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <new>
 
-#include "agent/hooks/thread_state.h"
+#include "agent/threads/thread_state.h"
 
 namespace nmprof {
 namespace {

@@ -26,36 +26,36 @@ uint32_t crc32(std::span<const std::byte> bytes) {
 
 std::optional<DebugFile> open_elf(const std::string& path) {
   std::string ignored;
-  auto file = MappedFile::open(path, &ignored);
+  auto file = map_elf_file(path, &ignored);
   if (!file) return std::nullopt;
-  auto image = ElfImage::parse(file->bytes(), &ignored);
+  auto image = elf::ElfImage::parse(std::as_bytes(file->bytes()), &ignored);
   if (!image) return std::nullopt;
   return DebugFile{std::move(*file), std::move(*image)};
 }
 
 std::optional<DebugFile> find_by_build_id(std::span<const std::byte> build_id, const std::string& debug_root) {
   if (build_id.size() < 2) return std::nullopt;
-  std::string id = hex_text(build_id);
+  std::string id = elf::hex_text(build_id);
   auto debug = open_elf(debug_root + "/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug");
   if (!debug || !std::ranges::equal(debug->image.build_id(), build_id)) return std::nullopt;
   return debug;
 }
 
-std::optional<DebugFile> find_by_debug_link(const DebugLink& link, const std::string& path,
+std::optional<DebugFile> find_by_debug_link(const elf::DebugLink& link, const std::string& path,
                                             const std::string& debug_root) {
   size_t slash = path.rfind('/');
   std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
   std::string name(link.file_name);
   for (const std::string& candidate : {dir + "/" + name, dir + "/.debug/" + name, debug_root + "/" + dir + "/" + name}) {
     auto debug = open_elf(candidate);
-    if (debug && crc32(debug->file.bytes()) == link.crc) return debug;
+    if (debug && crc32(std::as_bytes(debug->file.bytes())) == link.crc) return debug;
   }
   return std::nullopt;
 }
 
 }  // namespace
 
-std::optional<DebugFile> find_debug_file(const ElfImage& stripped, const std::string& path,
+std::optional<DebugFile> find_debug_file(const elf::ElfImage& stripped, const std::string& path,
                                          const std::string& debug_root) {
   if (auto debug = find_by_build_id(stripped.build_id(), debug_root)) return debug;
   if (auto link = stripped.debug_link()) return find_by_debug_link(*link, path, debug_root);

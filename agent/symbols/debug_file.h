@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "agent/symbols/elf_image.h"
-#include "agent/symbols/mapped_file.h"
+#include "agent/symbols/elf_file.h"
+#include "formats/elf/elf_image.h"
 
 namespace nmprof::symbols {
 
@@ -18,10 +18,10 @@ inline constexpr const char* kSystemDebugRoot = "/usr/lib/debug";
 
 struct DebugFile {
   MappedFile file;
-  ElfImage image;  // views file's mapping, which moving a MappedFile keeps in place
+  elf::ElfImage image;  // views file's mapping, which moving a MappedFile keeps in place
 };
 
-std::optional<DebugFile> find_debug_file(const ElfImage& stripped, const std::string& path,
+std::optional<DebugFile> find_debug_file(const elf::ElfImage& stripped, const std::string& path,
                                          const std::string& debug_root);
 
 }  // namespace nmprof::symbols

@@ -35,21 +35,21 @@ bool more_useful(const Candidate& a, const Candidate& b) {
 
 std::vector<Candidate> read_candidates(const SymbolTableData& table) {
   std::vector<Candidate> candidates;
-  size_t count = table.symbols.size() / sizeof(Elf64_Sym);
+  size_t count = table.entries.symbols.size() / sizeof(Elf64_Sym);
   for (size_t i = 1; i < count; ++i) {
-    Elf64_Sym symbol = *read_at<Elf64_Sym>(table.symbols, i * sizeof(Elf64_Sym));
+    Elf64_Sym symbol = *elf::read_at<Elf64_Sym>(table.entries.symbols, i * sizeof(Elf64_Sym));
     int kind = ELF64_ST_TYPE(symbol.st_info);
     if (kind != STT_FUNC && kind != STT_GNU_IFUNC) continue;
     std::optional<uint64_t> code_end = table.code_end(symbol);
     if (!code_end) continue;
 
-    std::string_view name = string_at(table.strings, symbol.st_name);
+    std::string_view name = elf::string_at(table.entries.strings, symbol.st_name);
     bool default_version = true;
     if (size_t at = name.find('@'); at != std::string_view::npos) {  // .symtab spells versions name@VER, name@@VER
       default_version = name.substr(at).starts_with("@@");
       name = name.substr(0, at);
     }
-    auto version = read_at<uint16_t>(table.versions, i * sizeof(uint16_t));
+    auto version = elf::read_at<uint16_t>(table.entries.versions, i * sizeof(uint16_t));
     if (version && (*version & kVersionHidden)) default_version = false;
     if (name.empty()) continue;
 
@@ -62,22 +62,14 @@ std::vector<Candidate> read_candidates(const SymbolTableData& table) {
 
 }  // namespace
 
-std::vector<FunctionSymbol> read_function_symbols(const ElfImage& image, uint32_t type) {
-  const Elf64_Shdr* symbols = image.find_section(type);
-  if (symbols == nullptr || symbols->sh_entsize != sizeof(Elf64_Sym)) return {};
-  const Elf64_Shdr* strings = image.section(symbols->sh_link);
-  if (strings == nullptr || strings->sh_type != SHT_STRTAB) return {};
-  // .dynsym names carry no version; .gnu.version, parallel to it, marks non-default ones hidden.
-  std::span<const std::byte> versions;
-  const Elf64_Shdr* versym = image.find_section(SHT_GNU_versym);
-  if (type == SHT_DYNSYM && versym != nullptr && image.section(versym->sh_link) == symbols) {
-    versions = image.contents(*versym);
-  }
-  return read_function_symbols(
-      {image.contents(*symbols), image.contents(*strings), versions, [&image](const Elf64_Sym& symbol) {
-         const Elf64_Shdr* section = image.section(symbol.st_shndx);  // nullptr for undefined, SHN_ABS and the like
-         return section ? std::optional<uint64_t>(section->sh_addr + section->sh_size) : std::nullopt;
-       }});
+std::vector<FunctionSymbol> read_function_symbols(const elf::ElfImage& image, uint32_t type) {
+  std::optional<elf::SymbolSection> table = image.symbol_section(type);
+  if (!table) return {};
+  auto code_end = [&image](const Elf64_Sym& symbol) {
+    const Elf64_Shdr* section = image.section(symbol.st_shndx);  // nullptr for undefined, SHN_ABS and the like
+    return section ? std::optional<uint64_t>(section->sh_addr + section->sh_size) : std::nullopt;
+  };
+  return read_function_symbols({*table, code_end});
 }
 
 std::vector<FunctionSymbol> read_function_symbols(const SymbolTableData& table) {

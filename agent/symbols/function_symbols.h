@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "agent/symbols/elf_image.h"
+#include "formats/elf/elf_image.h"
 
 namespace nmprof::symbols {
 
@@ -32,14 +32,12 @@ struct FunctionSymbol {
 
 // The functions of the image's first section of `type` (SHT_SYMTAB or
 // SHT_DYNSYM), sorted by start; empty if there is no such section.
-std::vector<FunctionSymbol> read_function_symbols(const ElfImage& image, uint32_t type);
+std::vector<FunctionSymbol> read_function_symbols(const elf::ElfImage& image, uint32_t type);
 
 // A symbol table wherever it was found: a file's sections, or a loaded image's
 // dynamic segment (loaded_image.h).
 struct SymbolTableData {
-  std::span<const std::byte> symbols;   // Elf64_Sym entries
-  std::span<const std::byte> strings;   // their string table
-  std::span<const std::byte> versions;  // .gnu.version, parallel to a .dynsym; empty for a .symtab
+  elf::SymbolSection entries;
   // Where the code of a symbol's section (or segment) ends, as a link-time address;
   // nothing for a symbol defined nowhere (undefined, SHN_ABS and the like).
   std::function<std::optional<uint64_t>(const Elf64_Sym&)> code_end;

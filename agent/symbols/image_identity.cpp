@@ -8,9 +8,9 @@ ImageIdentity ImageIdentity::of_file(const struct stat& file, std::string build_
           static_cast<uint64_t>(file.st_ino)};
 }
 
-std::optional<std::string> ImageIdentity::difference(const ElfImage& image, const struct stat& file) const {
+std::optional<std::string> ImageIdentity::difference(const elf::ElfImage& image, const struct stat& file) const {
   if (!build_id.empty()) {
-    std::string found = hex_text(image.build_id());
+    std::string found = elf::hex_text(image.build_id());
     if (found == build_id) return std::nullopt;
     return "build id " + build_id + " when loaded, " + (found.empty() ? "none" : found) + " now";
   }

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "agent/symbols/elf_image.h"
+#include "formats/elf/elf_image.h"
 
 namespace nmprof::symbols {
 
@@ -26,7 +26,7 @@ struct ImageIdentity {
   // What tells the file `image` (of which fstat said `file`) apart from this build, or
   // nothing when it is this build: the build id when the loaded image has one, else
   // the file's size, mtime, device and inode. A build known by neither is never matched.
-  std::optional<std::string> difference(const ElfImage& image, const struct stat& file) const;
+  std::optional<std::string> difference(const elf::ElfImage& image, const struct stat& file) const;
 };
 
 }  // namespace nmprof::symbols

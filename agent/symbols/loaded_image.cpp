@@ -7,7 +7,7 @@
 #include <array>
 #include <span>
 
-#include "agent/symbols/elf_image.h"
+#include "formats/elf/elf_image.h"
 
 namespace nmprof::symbols {
 namespace {
@@ -30,7 +30,7 @@ template <typename T>
 std::optional<T> copy_value(uintptr_t address) {
   std::vector<std::byte> bytes;
   if (!copy_memory(address, sizeof(T), bytes)) return std::nullopt;
-  return read_at<T>(bytes, 0);
+  return elf::read_at<T>(bytes, 0);
 }
 
 // The number of symbols, from DT_GNU_HASH: the last bucket's chain ends at the last symbol.
@@ -44,7 +44,8 @@ std::optional<size_t> count_by_gnu_hash(uintptr_t table) {
   std::vector<std::byte> buckets;
   if (!copy_memory(buckets_at, header->buckets * sizeof(uint32_t), buckets)) return std::nullopt;
   uint32_t last = 0;
-  for (size_t i = 0; i < header->buckets; i++) last = std::max(last, *read_at<uint32_t>(buckets, i * sizeof(uint32_t)));
+  for (size_t i = 0; i < header->buckets; i++)
+    last = std::max(last, *elf::read_at<uint32_t>(buckets, i * sizeof(uint32_t)));
   if (last < header->first_symbol) return header->first_symbol;
   uintptr_t chains_at = buckets_at + header->buckets * sizeof(uint32_t);
   for (size_t symbol = last; symbol < kMaxSymbols; symbol++) {
@@ -93,8 +94,8 @@ std::string loaded_build_id(const dl_phdr_info& info) {
     uintptr_t start = info.dlpi_addr + ph.p_vaddr;
     if (ph.p_type != PT_NOTE || !mapped(info, start, ph.p_memsz)) continue;
     std::span notes(reinterpret_cast<const std::byte*>(start), ph.p_memsz);
-    auto id = find_build_id(notes, ph.p_align == 8 ? 8 : 4);
-    if (!id.empty()) return hex_text(id);
+    auto id = elf::find_build_id(notes, ph.p_align == 8 ? 8 : 4);
+    if (!id.empty()) return elf::hex_text(id);
   }
   return {};
 }
@@ -110,7 +111,7 @@ std::optional<LoadedSymbols> LoadedSymbols::copy(const LoadedImage& image, std::
   auto runtime = [&image](uint64_t value) { return value >= image.begin && value < image.end ? value : value + image.bias; };
   uintptr_t symbols = 0, strings = 0, versions = 0, hash = 0, gnu_hash = 0;
   size_t strings_size = 0;
-  for (size_t at = 0; auto entry = read_at<Elf64_Dyn>(dynamic, at); at += sizeof(Elf64_Dyn)) {
+  for (size_t at = 0; auto entry = elf::read_at<Elf64_Dyn>(dynamic, at); at += sizeof(Elf64_Dyn)) {
     if (entry->d_tag == DT_NULL) break;
     uint64_t value = entry->d_un.d_val;
     switch (entry->d_tag) {
@@ -142,7 +143,7 @@ std::optional<LoadedSymbols> LoadedSymbols::copy(const LoadedImage& image, std::
 }
 
 SymbolTableData LoadedSymbols::table() const {
-  return {symbols_, strings_, versions_, [end = code_end_](const Elf64_Sym& symbol) {
+  return {{symbols_, strings_, versions_}, [end = code_end_](const Elf64_Sym& symbol) {
             bool defined = symbol.st_shndx != SHN_UNDEF && symbol.st_shndx < SHN_LORESERVE;
             return defined ? std::optional<uint64_t>(end) : std::nullopt;
           }};

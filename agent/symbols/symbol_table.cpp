@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <new>
 
-#include "agent/symbols/demangle.h"
+#include "formats/mangling/demangle.h"
 
 namespace nmprof::symbols {
 
@@ -21,9 +21,9 @@ std::unique_ptr<SymbolTable> SymbolTable::from_loaded_file(const LoadedFile& fil
 std::unique_ptr<SymbolTable> SymbolTable::load(const std::string& open_path, const std::string& path,
                                                const ImageIdentity* loaded, std::string* error, bool* replaced,
                                                const std::string& debug_root) try {
-  auto file = MappedFile::open(open_path, error);
+  auto file = map_elf_file(open_path, error);
   if (!file) return nullptr;
-  auto image = ElfImage::parse(file->bytes(), error);
+  auto image = elf::ElfImage::parse(std::as_bytes(file->bytes()), error);
   if (!image) {
     *error = open_path + ": " + *error;
     return nullptr;
@@ -56,7 +56,7 @@ std::unique_ptr<SymbolTable> SymbolTable::from_loaded_image(const LoadedImage& i
 }
 
 std::unique_ptr<SymbolTable> SymbolTable::from_memory(std::span<const std::byte> bytes, std::string* error) try {
-  auto image = ElfImage::parse(bytes, error);
+  auto image = elf::ElfImage::parse(bytes, error);
   if (!image) return nullptr;
   std::vector<FunctionSymbol> functions = read_function_symbols(*image, SHT_SYMTAB);
   if (functions.empty()) functions = read_function_symbols(*image, SHT_DYNSYM);

@@ -1,8 +1,8 @@
-// Facts read from a shared object's ELF file with libelf: where a dynamic symbol
-// lies relative to the object's load address, its segments and functions (for
-// walking the target's stacks), and whether an executable needs a dynamic loader
-// at all. The file is the target's own (its libc may differ from nmprof's), opened
-// as mapped_objects.h says.
+// Facts read from a shared object's ELF file (formats/elf/elf_image.h): where a
+// dynamic symbol lies relative to the object's load address, its segments and
+// functions (for walking the target's stacks), and whether an executable needs a
+// dynamic loader at all. The file is the target's own (its libc may differ from
+// nmprof's), opened as mapped_objects.h says.
 #pragma once
 
 #include <cstdint>

@@ -25,11 +25,11 @@
 #include "attach/ptrace/thread_stack.h"
 #include "attach/ptrace/tracee_wait.h"
 #include "attach/timeouts.h"
+#include "protocol/attach_request.h"
 
 namespace nmprof::attach {
 namespace {
 
-constexpr const char* kEntryPoint = "nmprof_attach_request";  // agent/native_attach.cpp
 constexpr uint64_t kSigsegvBit = 1ULL << (SIGSEGV - 1);
 
 std::string proc_path(pid_t pid, const std::string& name) { return "/proc/" + std::to_string(pid) + "/" + name; }
@@ -95,7 +95,7 @@ Result<void> load_library(SeizedThread& thread, const TargetProcess& target, con
 }
 
 Result<uint64_t> entry_point(const TargetProcess& target, const Mapping& agent) {
-  auto entry = remote_function(target, agent, kEntryPoint);
+  auto entry = remote_function(target, agent, kNativeAttachEntryPoint);
   if (!entry)
     return Error{"the nmprof agent loaded in process " + std::to_string(target.pid) + " (" + agent.path +
                  ") is of a version without attach to native processes: " + entry.error().message};
@@ -222,7 +222,7 @@ Result<int> NativeProcess::load_agent(std::string_view library, std::string_view
         if (!found) return found.error();
         entry = *found;
       }
-      auto code = thread->call(*entry, request, 0, deadline, std::string("the agent's ") + kEntryPoint);
+      auto code = thread->call(*entry, request, 0, deadline, std::string("the agent's ") + kNativeAttachEntryPoint);
       last_stop_ = thread->stopped_for();
       thread->release();
       if (!code) return code.error();

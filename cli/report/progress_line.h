@@ -6,7 +6,7 @@
 #include <ostream>
 #include <string>
 
-#include "formats/profile/jfr_profile.h"
+#include "profile/jfr_profile.h"
 
 namespace nmprof::report {
 

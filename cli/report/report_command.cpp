@@ -8,22 +8,22 @@
 #include <optional>
 #include <system_error>
 
-#include "cli/report/collapsed_stacks.h"
-#include "cli/report/diff_report.h"
-#include "cli/report/flame_graph.h"
-#include "cli/report/heap_view.h"
-#include "cli/report/json_report.h"
-#include "cli/report/pprof_export.h"
+#include "cli/report/model/diff_report.h"
+#include "cli/report/model/heap_view.h"
 #include "cli/report/progress_line.h"
-#include "cli/report/text_layout.h"
+#include "cli/report/render/collapsed_stacks.h"
+#include "cli/report/render/flame_graph.h"
+#include "cli/report/render/json_report.h"
+#include "cli/report/render/pprof_export.h"
+#include "cli/report/render/text_layout.h"
+#include "cli/report/render/text_report.h"
 #include "cli/report/terminal.h"
-#include "cli/report/text_report.h"
 #include "cli/report/units.h"
 #include "formats/jfr/reading/byte_reader.h"
 #include "formats/pprof/gzip.h"
 #include "cli/exit_codes.h"
 #include "cli/output_writer.h"
-#include "formats/profile/jfr_profile.h"
+#include "profile/jfr_profile.h"
 
 namespace nmprof::report {
 namespace {
@@ -151,6 +151,14 @@ int run_report(const ReportOptions& given, std::ostream& out, std::ostream& err)
     err << prefix << "pprof output is binary: give -o FILE.pb.gz\n";
     return 1;
   }
+  for (const std::string& input : {options.file, options.diff_base}) {
+    std::error_code ignored;  // an input that does not exist is named when it is read
+    if (!options.output.empty() && !input.empty() && fs::equivalent(options.output, input, ignored)) {
+      err << prefix << "-o " << options.output << " is the recording being read (" << input
+          << "); name another file\n";
+      return 1;
+    }
+  }
   if (options.gate.max_growth && options.diff_base.empty()) {
     err << prefix << "--fail-on-growth compares with an earlier recording: give --diff BASE\n";
     return cli::kExitUsage;
@@ -179,6 +187,7 @@ int run_report(const ReportOptions& given, std::ostream& out, std::ostream& err)
           read_reported(options.diff_base, base_filter, options.filters, options.stacks, options.quiet, err);
       current = options.file;
       Diff diff = write_diff(base, profile, options, format, sink);
+      for (const auto& w : diff.warnings) err << prefix << "warning: " << w << "\n";
       if (options.gate.max_growth) gate_failure = growth_gate_failure(diff, *options.gate.max_growth);
     }
     if (file && !file->commit(&error)) {
@@ -221,12 +230,16 @@ int deliver_recording(const Delivery& d, std::ostream& out) {
   std::optional<profile::Profile> profile;
   std::string problem;
   try {
-    profile = profile::read_profile(d.recording);
+    // Quiet and nothing to convert: no stack is shown, so no frame needs its line.
+    bool stacks_shown = !d.quiet || !converted;
+    profile = profile::read_profile(d.recording, {}, nullptr,
+                                    stacks_shown ? profile::NativeLines::Resolve : profile::NativeLines::Skip);
     profile::simplify_stacks(*profile, {});
     if (!converted) {
       cli::OutputFile file(d.output);
       ReportOptions options;
       options.file = d.recording;
+      if (!d.keep_jfr) options.converted_to = d.output;
       Format format = format_of_output(d.output);
       options.live = format == Format::Pprof && has_live_data(*profile);  // opens on inuse_space
       options.quiet = true;

@@ -9,8 +9,8 @@
 #include <ostream>
 #include <string>
 
-#include "cli/report/report.h"
-#include "formats/profile/profile.h"
+#include "cli/report/model/report.h"
+#include "profile/profile.h"
 
 namespace nmprof::report {
 

@@ -5,6 +5,7 @@
 // unloads PLUGIN. Prints its pid and the true count of each site:
 //   thread_stress SECONDS WORKERS PLUGIN.so
 #include <dlfcn.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,7 +17,9 @@
 enum { kOpsPerThread = 4000, kSlots = 32, kMaxWorkers = 64 };
 enum { kMallocSize = 64, kCallocCount = 10, kCallocSize = 24, kReallocSize = 3000 };
 
-static long counts[3];  // site_malloc, site_calloc, site_realloc
+// site_malloc, site_calloc, site_realloc's calls that grew their block, and the bytes
+// they added as nmprof counts a realloc: the usable size it added, at most its size.
+static long counts[4];
 
 // The empty asm keeps each site's frame: no tail call into the allocator.
 static inline void* kept(void* p) {
@@ -30,7 +33,7 @@ __attribute__((noinline)) void* site_realloc(void* p) { return kept(realloc(p, k
 static void* worker(void* arg) {
   uint64_t x = 0x9E3779B97F4A7C15ull ^ (uintptr_t)arg;
   void* slots[kSlots] = {0};
-  long mine[3] = {0};
+  long mine[4] = {0};
   for (int i = 0; i < kOpsPerThread; i++) {
     x ^= x << 13;
     x ^= x >> 7;
@@ -48,13 +51,21 @@ static void* worker(void* arg) {
         mine[1]++;
         break;
       default:
+      {
+        size_t before = malloc_usable_size(slots[slot]);
         slots[slot] = site_realloc(slots[slot]);
-        mine[2]++;
+        size_t after = malloc_usable_size(slots[slot]);
+        size_t added = after > before ? after - before : 0;
+        if (added) {
+          mine[2]++;
+          mine[3] += added < kReallocSize ? added : kReallocSize;
+        }
         break;
+      }
     }
   }
   for (int i = 0; i < kSlots; i++) free(slots[i]);
-  for (int k = 0; k < 3; k++) __atomic_fetch_add(&counts[k], mine[k], __ATOMIC_RELAXED);
+  for (int k = 0; k < 4; k++) __atomic_fetch_add(&counts[k], mine[k], __ATOMIC_RELAXED);
   return NULL;
 }
 
@@ -93,6 +104,7 @@ int main(int argc, char** argv) {
   }
   for (int i = 0; i < workers; i++) pthread_join(threads[i], NULL);
   printf("pid %d\nthreads %ld\nforks %ld\n", (int)getpid(), started, forks);
-  printf("site_malloc %ld\nsite_calloc %ld\nsite_realloc %ld\n", counts[0], counts[1], counts[2]);
+  printf("site_malloc %ld\nsite_calloc %ld\nsite_realloc %ld\nsite_realloc_bytes %ld\n", counts[0], counts[1], counts[2],
+         counts[3]);
   return 0;
 }

@@ -59,6 +59,12 @@ std::vector<FieldDecl> malloc_fields(std::span<const std::string> context_attrib
       annotated(field("weight", kFloat, "Weight"),
                 {description("Allocations this sample stands for (1/probability of sampling it)")}),
       pooled("allocator", kAllocator, "Allocator"),
+      annotated(bytes(kPreviousSizeField, "Previous Size"),
+                {description("realloc: the block's size before the call; the sample stands for the bytes the call "
+                             "added (none when it shrank the block). 0 for new blocks")}),
+      annotated(field(kLiveWeightField, kFloat, "Live Weight"),
+                {description("Blocks of this size the sample stands for in the live view (1/probability that a "
+                             "block of its size is tracked)")}),
       annotated(field(kSpanIdField, kLong, "Span Id"), {description("The thread's span when sampled; 0 for none")}),
       annotated(field(kLocalRootSpanIdField, kLong, "Local Root Span Id"),
                 {description("The root span of the thread's request in this process; 0 for none")})};
@@ -107,8 +113,15 @@ Metadata build(std::span<const std::string> context_attributes) {
                    "A sampled native memory allocation"));
   m.add(event_type(kFreeName, kFreeEvent, "Free",
                    {start_time(), pooled("eventThread", kThread, "Event Thread"),
-                    pooled("stackTrace", kStackTrace, "Stack Trace"), address()},
-                   "Release of a sampled native memory block"));
+                    pooled("stackTrace", kStackTrace, "Stack Trace"), address(),
+                    annotated(field(kNewAddressField, kLong, "New Address"),
+                              {marker(kUnsigned), marker(kMemoryAddress),
+                               description("realloc without a sample of its own: where the block lives on; 0 for "
+                                           "a free")}),
+                    bytes(kNewSizeField, "New Size"),
+                    annotated(field(kNewWeightField, kFloat, "New Weight"),
+                              {description("The live weight of the block's new size")})},
+                   "Release of a sampled native memory block, or its move by a realloc"));
   m.add(event_type(kProcessName, kProcessEvent, "Profiled Process",
                    {start_time(), field("pid", kLong, "Process Id"), field("parentPid", kLong, "Parent Process Id"),
                     field("commandLine", kString, "Command Line"), field("executable", kString, "Executable"),
@@ -175,13 +188,34 @@ Metadata build(std::span<const std::string> context_attributes) {
 
 }  // namespace
 
-const char* frame_type_name(FrameTypeKey key) {
-  static const char* const names[kFrameTypeCount] = {"Interpreted", "JIT compiled", "Inlined", "Native",
-                                                     "C++",         "Kernel",       "C1 compiled", "PHP"};
-  return key < kFrameTypeCount ? names[key] : "Native";
+namespace {
+
+// The names of the pools' entries, by key: what the writer writes and the reader
+// maps back.
+constexpr const char* kFrameTypeNames[kFrameTypeCount] = {"Interpreted", "JIT compiled", "Inlined",     "Native",
+                                                          "C++",         "Kernel",       "C1 compiled", "PHP"};
+constexpr const char* kAllocatorNames[kAllocatorCount] = {"libc", "ZendMM"};
+
+template <typename Key, int count>
+std::optional<Key> key_named(const char* const (&names)[count], std::string_view name) {
+  for (int i = 0; i < count; i++)
+    if (name == names[i]) return static_cast<Key>(i);
+  return std::nullopt;
 }
 
-const char* allocator_name(AllocatorKey key) { return key == kZendMM ? "ZendMM" : "libc"; }
+}  // namespace
+
+const char* frame_type_name(FrameTypeKey key) { return key < kFrameTypeCount ? kFrameTypeNames[key] : "Native"; }
+
+std::optional<FrameTypeKey> frame_type_key(std::string_view name) {
+  return key_named<FrameTypeKey>(kFrameTypeNames, name);
+}
+
+const char* allocator_name(AllocatorKey key) { return key < kAllocatorCount ? kAllocatorNames[key] : "libc"; }
+
+std::optional<AllocatorKey> allocator_key(std::string_view name) {
+  return key_named<AllocatorKey>(kAllocatorNames, name);
+}
 
 const char* stop_reason_text(uint64_t reason) {
   switch (reason) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -62,6 +63,8 @@ enum FrameTypeKey : uint8_t {
 };
 const char* frame_type_name(FrameTypeKey key);
 constexpr int kFrameTypeCount = 8;
+// The key a frame type's name stands for; nothing for a name nmprof does not write.
+std::optional<FrameTypeKey> frame_type_key(std::string_view name);
 
 // Keys of the nmprof.types.Allocator pool: which allocator a profiler.Malloc sampled.
 enum AllocatorKey : uint8_t {
@@ -70,6 +73,8 @@ enum AllocatorKey : uint8_t {
 };
 const char* allocator_name(AllocatorKey key);
 constexpr int kAllocatorCount = 2;
+// The key an allocator's name stands for; nothing for a name nmprof does not write.
+std::optional<AllocatorKey> allocator_key(std::string_view name);
 
 // nmprof.Statistics' stoppedGrowing: why the file stopped growing (later samples are
 // missing from it).
@@ -97,6 +102,15 @@ inline constexpr const char* kStatisticsName = "nmprof.Statistics";
 inline constexpr const char* kTagName = "nmprof.Tag";
 inline constexpr const char* kSpanIdField = "spanId";
 inline constexpr const char* kLocalRootSpanIdField = "localRootSpanId";
+// profiler.Malloc of a realloc: the block's size before the call (the sample stands
+// for what it added), and the weight of the whole block in the live view.
+inline constexpr const char* kPreviousSizeField = "previousSize";
+inline constexpr const char* kLiveWeightField = "liveWeight";
+// profiler.Free of a realloc that moved or resized a tracked block without a sample
+// of its own: where it lives on, its new size and live weight (0: a free).
+inline constexpr const char* kNewAddressField = "newAddress";
+inline constexpr const char* kNewSizeField = "newSize";
+inline constexpr const char* kNewWeightField = "newWeight";
 inline constexpr const char* kModuleName = "nmprof.Module";
 
 // The complete metadata of an nmprof recording whose profiler.Malloc events carry no

@@ -14,7 +14,7 @@
 #include "agent/recording/recorder.h"
 #include "agent/sampling/rate_limit.h"
 #include "agent/stacks/frame_resolver.h"
-#include "formats/profile/jfr_profile.h"
+#include "profile/jfr_profile.h"
 
 namespace nmprof {
 namespace {

@@ -13,23 +13,16 @@
 #include <cstdio>
 #include <string>
 
-#include "agent/hooks/thread_state.h"
 #include "agent/recording/recorder.h"
 #include "agent/sampling/rate_limit.h"
 #include "agent/stacks/frame_resolver.h"
+#include "tests/agent/numbered_frames.h"
+#include "agent/threads/thread_state.h"
 #include "formats/jfr/writing/chunk_writer.h"
-#include "formats/profile/jfr_profile.h"
+#include "profile/jfr_profile.h"
 
 namespace nmprof {
 namespace {
-
-class NumberedFrames : public FrameResolver {
- public:
-  void resolve(const CallFrame& frame, JfrPools& pools, uint32_t& method, int32_t& line) override {
-    method = pools.method(pools.klass("test"), "f" + std::to_string(frame.id), "()V", 0);
-    line = -1;
-  }
-};
 
 std::string temp_path(const char* name) { return "/tmp/nmprof-" + std::string(name) + "-" + std::to_string(getpid()); }
 

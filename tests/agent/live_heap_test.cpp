@@ -21,7 +21,7 @@ constexpr int kSelf = 1;  // the thread id the heap's locks are taken with
 
 class LiveHeapTest : public ::testing::Test {
  protected:
-  void TearDown() override { heap.clear(); }  // the filter is shared by every LiveHeap
+  void TearDown() override { heap.clear(kSelf); }  // the filter is shared by every LiveHeap
   LiveHeap heap{1 << 20};
 };
 
@@ -113,7 +113,7 @@ TEST(LiveHeapCap, CountsWhatItCannotTrack) {
   EXPECT_TRUE(heap.insert(block(address_of(1000)), kSelf));
   EXPECT_EQ(heap.untracked(), 50u);
   EXPECT_GT(heap.memory_bytes(), 0u);
-  heap.clear();
+  heap.clear(kSelf);
 }
 
 // Writers insert and remove concurrently (as sampling and freeing threads do) while
@@ -163,9 +163,87 @@ TEST_F(LiveHeapTest, FilterHasNoFalseNegativesUnderConcurrentChurn) {
   EXPECT_EQ(heap.blocks(), 0u);
 }
 
+constexpr int kOther = 2;  // another thread
+
+TEST_F(LiveHeapTest, ABlockTakenByAReallocIsHiddenFromOtherThreads) {
+  ASSERT_TRUE(heap.insert(block(0x1000, 64), kSelf));
+  LiveHeap::Block taken, out;
+  ASSERT_TRUE(heap.take(0x1000, &taken, kSelf));
+  EXPECT_EQ(taken.size, 64u);
+  EXPECT_FALSE(heap.remove(0x1000, &out, kOther));
+  EXPECT_FALSE(heap.take(0x1000, &out, kOther));
+  // The realloc freed the address and another thread's sampled block got it.
+  ASSERT_TRUE(heap.insert(block(0x1000, 32), kOther));
+  EXPECT_EQ(heap.blocks(), 2u);
+  EXPECT_TRUE(heap.remove_taken(0x1000, kSelf));
+  EXPECT_FALSE(heap.remove_taken(0x1000, kSelf));
+  ASSERT_TRUE(heap.remove(0x1000, &out, kOther));
+  EXPECT_EQ(out.size, 32u);
+  EXPECT_EQ(heap.blocks(), 0u);
+  EXPECT_DOUBLE_EQ(heap.live_bytes(), 0.0);
+}
+
+TEST_F(LiveHeapTest, ATakenBlockPutBackOrResizedIsEveryThreadsAgain) {
+  ASSERT_TRUE(heap.insert(block(0x1000, 64, 1.0f), kSelf));
+  LiveHeap::Block taken, out;
+  ASSERT_TRUE(heap.take(0x1000, &taken, kSelf));
+  heap.put_back(0x1000, kSelf);
+  ASSERT_TRUE(heap.take(0x1000, &taken, kOther));
+  EXPECT_FALSE(heap.resize_taken(0x1000, 500, 1.0f, 9, kSelf));  // not this thread's
+  ASSERT_TRUE(heap.resize_taken(0x1000, 500, 1.0f, 9, kOther));
+  EXPECT_DOUBLE_EQ(heap.live_bytes(), 500.0);
+  ASSERT_TRUE(heap.remove(0x1000, &out, kSelf));
+  EXPECT_EQ(out.size, 500u);
+  EXPECT_EQ(out.resized_at, 9u);
+  EXPECT_EQ(out.taken_by, 0);
+}
+
+// A block grown in place in a heap of one thread is resized without being taken;
+// one whose weight would grow is left for the caller to take (the odds rule).
+TEST_F(LiveHeapTest, AGrownBlockIsResizedInOneLookUpUnlessItWouldWeighMore) {
+  ASSERT_TRUE(heap.insert(block(0x1000, 64, 2.0f), kSelf));
+  EXPECT_TRUE(heap.grow(0x1000, 640, 1.5f, 9, kSelf));
+  EXPECT_DOUBLE_EQ(heap.live_bytes(), 1.5 * 640);
+  EXPECT_FALSE(heap.grow(0x1000, 6400, 1.75f, 10, kSelf));  // heavier: unchanged
+  EXPECT_DOUBLE_EQ(heap.live_bytes(), 1.5 * 640);
+  EXPECT_TRUE(heap.grow(0x2000, 640, 1.0f, 11, kSelf));  // not tracked: nothing to do
+  EXPECT_EQ(heap.blocks(), 1u);
+  std::unordered_map<uintptr_t, uint64_t> visited;
+  heap.take_resized(kSelf, [&](const LiveHeap::Block& b) { visited[b.address] = b.resized_at; });
+  EXPECT_EQ(visited, (std::unordered_map<uintptr_t, uint64_t>{{0x1000, 9}}));
+  LiveHeap::Block out;
+  ASSERT_TRUE(heap.remove(0x1000, &out, kSelf));
+  EXPECT_EQ(out.size, 640u);
+  EXPECT_FLOAT_EQ(out.weight, 1.5f);
+}
+
+TEST_F(LiveHeapTest, ResizedBlocksAreVisitedOnceTakenOrNot) {
+  for (uint64_t i = 0; i < 1000; i++) ASSERT_TRUE(heap.insert(block(address_of(i)), kSelf));
+  LiveHeap::Block taken;
+  for (uint64_t i = 0; i < 1000; i += 10) {
+    ASSERT_TRUE(heap.take(address_of(i), &taken, kSelf));
+    ASSERT_TRUE(heap.resize_taken(address_of(i), 1000 + i, 1.0f, 9, kSelf));
+  }
+  // In a realloc (a slow one, or one of a thread that reallocs it again and again):
+  // visited at its size before the take, else it would be written only if it
+  // happens to be out of a realloc at a write.
+  ASSERT_TRUE(heap.take(address_of(0), &taken, kOther));
+  std::unordered_map<uintptr_t, uint64_t> visited;
+  heap.take_resized(kSelf, [&](const LiveHeap::Block& b) { visited[b.address] = b.size; });
+  EXPECT_EQ(visited.size(), 100u);
+  for (uint64_t i = 0; i < 1000; i += 10) EXPECT_EQ(visited[address_of(i)], 1000 + i);
+  visited.clear();
+  heap.take_resized(kSelf, [&](const LiveHeap::Block& b) { visited[b.address] = b.size; });
+  EXPECT_TRUE(visited.empty());
+  ASSERT_TRUE(heap.resize_taken(address_of(0), 2000, 1.0f, 10, kOther));
+  heap.take_resized(kSelf, [&](const LiveHeap::Block& b) { visited[b.address] = b.size; });
+  EXPECT_EQ(visited.size(), 1u);
+  EXPECT_EQ(visited[address_of(0)], 2000u);
+}
+
 TEST_F(LiveHeapTest, ClearForgetsEverything) {
   for (uint64_t i = 0; i < 1000; i++) heap.insert(block(address_of(i)), kSelf);
-  heap.clear();
+  heap.clear(kSelf);
   EXPECT_EQ(heap.blocks(), 0u);
   for (uint64_t i = 0; i < 1000; i++) ASSERT_FALSE(LiveHeap::maybe_tracked(reinterpret_cast<void*>(address_of(i))));
 }

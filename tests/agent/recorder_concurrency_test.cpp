@@ -17,12 +17,13 @@
 #include <thread>
 #include <vector>
 
-#include "agent/stacks/frame_resolver.h"
+#include "agent/recording/recorder.h"
 #include "agent/sampling/live_heap.h"
 #include "agent/sampling/rate_limit.h"
-#include "agent/recording/recorder.h"
-#include "agent/hooks/thread_state.h"
-#include "formats/profile/jfr_profile.h"
+#include "agent/stacks/frame_resolver.h"
+#include "tests/agent/numbered_frames.h"
+#include "agent/threads/thread_state.h"
+#include "profile/jfr_profile.h"
 
 namespace nmprof {
 namespace {
@@ -34,15 +35,6 @@ constexpr int kDistinctStacks = 50;  // per thread, so that threads share some a
 constexpr int kDistinctRoutes = 40;  // context attribute values, shared by all threads
 
 std::string route(int n) { return "/route/" + std::to_string(n % kDistinctRoutes); }
-
-// Names every native frame after its address.
-class NumberedFrames : public FrameResolver {
- public:
-  void resolve(const CallFrame& frame, JfrPools& pools, uint32_t& method, int32_t& line) override {
-    method = pools.method(pools.klass("test"), "f" + std::to_string(frame.id), "()V", 0);
-    line = -1;
-  }
-};
 
 // Out of line: GCC 12 under -fsanitize=null tests the thread-local's address in a
 // long function with the flags of an earlier comparison (a false "null" report).
@@ -138,6 +130,69 @@ TEST(RecorderConcurrency, KeepsEverySampleAndFreeOfManyThreads) {
   std::set<std::string> expected;
   for (int n = 0; n < kDistinctRoutes; n++) expected.insert(route(n));
   EXPECT_EQ(routes, expected);
+}
+
+// Threads grow their blocks by reallocs, mostly in place (one Free-with-move per
+// block at each write), sometimes elsewhere (an event at once), and free some,
+// while another thread writes the recording again and again: the live view ends
+// with every block's last size, and no free or move is left without its block.
+TEST(RecorderConcurrency, BlocksResizedInPlaceEndAtTheirLastSize) {
+  std::string path = "/tmp/nmprof-recorder-resizes-" + std::to_string(getpid()) + ".jfr";
+  NumberedFrames resolver;
+  RateLimit rate;
+  Recorder recorder(resolver, rate);
+  recorder.start(path, {{"nativemem", "0"}}, /*max_tracked=*/1 << 20, /*create_file=*/true);
+  std::atomic<bool> done{false};
+  std::thread flusher([&] {
+    while (!done.load()) recorder.flush();
+  });
+  std::vector<uint64_t> live_bytes(kThreads);
+  std::vector<std::thread> hosts;
+  for (int index = 0; index < kThreads; ++index) {
+    hosts.emplace_back([&, index] {
+      ThreadState& t = t_state;
+      CallFrame frames[1];
+      CallStack stack{frames, 1};
+      stack.push(CallFrame{uint64_t(0x1000 + index), 0, 0, false});
+      std::mt19937 random(index);
+      std::vector<std::pair<uintptr_t, uint64_t>> blocks;  // address, size
+      uintptr_t next = (uintptr_t{1} << 40) + (uintptr_t(index) << 32);
+      for (int i = 0; i < 20; i++, next += 4096) {
+        recorder.record_allocation(t, stack, next, 64, 1.0f);
+        blocks.push_back({next, 64});
+      }
+      for (int i = 0; i < 20000 && !blocks.empty(); i++) {
+        size_t k = random() % blocks.size();
+        auto& [address, size] = blocks[k];
+        if (random() % 500 == 0) {
+          recorder.record_free(t, address);
+          blocks.erase(blocks.begin() + static_cast<ptrdiff_t>(k));
+          continue;
+        }
+        LiveHeap::Block block;
+        uint64_t taken_at;
+        ASSERT_TRUE(recorder.take_block(t, address, &block, &taken_at));
+        size += 1 + random() % 100;
+        if (random() % 50 == 0) address = (next += 4096);
+        recorder.move_block(t, block, taken_at, address, size, 1.0f);
+      }
+      for (const auto& [address, size] : blocks) live_bytes[index] += size;
+    });
+  }
+  for (std::thread& host : hosts) host.join();
+  done = true;
+  flusher.join();
+  recorder.finish();
+
+  profile::Profile profile = profile::read_profile(path);
+  std::remove(path.c_str());
+  EXPECT_TRUE(profile.warnings.empty());
+  double live = 0;
+  for (const auto& a : profile.allocations()) live += a.live.bytes;
+  uint64_t expected = 0;
+  for (uint64_t bytes : live_bytes) expected += bytes;
+  EXPECT_DOUBLE_EQ(live, static_cast<double>(expected));
+  EXPECT_EQ(profile.unmatched_frees(), 0u);
 }
 
 }  // namespace

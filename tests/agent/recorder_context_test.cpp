@@ -9,24 +9,17 @@
 #include <cstdio>
 #include <string>
 
-#include "agent/hooks/thread_state.h"
 #include "agent/recording/recorder.h"
 #include "agent/sampling/rate_limit.h"
 #include "agent/stacks/frame_resolver.h"
-#include "formats/profile/jfr_profile.h"
+#include "tests/agent/numbered_frames.h"
+#include "agent/threads/thread_state.h"
+#include "profile/jfr_profile.h"
 
 namespace nmprof {
 namespace {
 
 constexpr int kSamples = 2000;
-
-class OneName : public FrameResolver {
- public:
-  void resolve(const CallFrame&, JfrPools& pools, uint32_t& method, int32_t& line) override {
-    method = pools.method(pools.klass("test"), "f", "()V", 0);
-    line = -1;
-  }
-};
 
 void set_value(nmprof_context_block& block, int slot, const std::string& value) {
   value.copy(block.values[slot], value.size());
@@ -59,7 +52,7 @@ off_t record(Recorder& recorder, const std::string& path, const std::string& rou
 
 TEST(RecorderContext, AttributeValuesArePooledInEveryFile) {
   std::string base = "/tmp/nmprof-recorder-context-" + std::to_string(getpid());
-  OneName resolver;
+  NumberedFrames resolver;
   RateLimit rate;
   Recorder recorder(resolver, rate);
   std::string a(60, 'a'), b = "/checkout/" + std::string(50, 'b');
@@ -92,7 +85,7 @@ TEST(RecorderContext, AttributeValuesArePooledInEveryFile) {
 // The child keeps the table of values; its own file holds the entries of those it uses.
 TEST(RecorderContext, AForkedChildWritesTheValuesItUses) {
   std::string path = "/tmp/nmprof-recorder-context-fork-%p.jfr";
-  OneName resolver;
+  NumberedFrames resolver;
   RateLimit rate;
   Recorder recorder(resolver, rate);
   recorder.start(path, {{"nativemem", "0"}}, /*max_tracked=*/0, /*create_file=*/true, {}, {"route"});

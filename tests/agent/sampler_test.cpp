@@ -110,6 +110,9 @@ TEST(Sampler, WeightIsTheInverseSamplingProbability) {
   EXPECT_NEAR(Sampler::weight(1000, 1000), 1 / (1 - std::exp(-1.0)), 1e-5);
   EXPECT_NEAR(Sampler::weight(1, 1000), 1 / (1 - std::exp(-0.001)), 1e-2);
   EXPECT_FLOAT_EQ(Sampler::weight(0, 1000), 1.0f);
+  // Around 17 intervals, where the weight stops being worked out: the float it would be.
+  for (uint64_t size = 16 * 1000; size <= 18 * 1000; size += 250)
+    EXPECT_EQ(Sampler::weight(size, 1000), static_cast<float>(1 / -std::expm1(-(size / 1000.0)))) << size;
 }
 
 // --rate changes the interval while countdowns are under way: each sample must be
@@ -133,6 +136,32 @@ TEST(Sampler, ThreadsStartWithIndependentCountdowns) {
   Sampler::seed(a, 1);
   Sampler::seed(b, 2);
   EXPECT_NE(Sampler::next_gap(a), Sampler::next_gap(b));
+}
+
+// chance() thins the blocks reallocs shrink: true with the probability asked for.
+TEST(Sampler, ChanceIsTrueWithTheProbabilityAsked) {
+  Sampler::set_interval(512 * 1024);
+  ThreadState t{};
+  Sampler::seed(t, 3);
+  const int n = 1000000;
+  for (double p : {0.0, 0.01, 0.3, 0.9, 1.0}) {
+    int hits = 0;
+    for (int i = 0; i < n; i++) hits += Sampler::chance(t, p);
+    EXPECT_NEAR(hits / static_cast<double>(n), p, 5 * std::sqrt(p * (1 - p) / n) + 1e-9) << p;
+  }
+}
+
+// A thread's first call to chance() seeds it: its countdown must be drawn then too,
+// else confirm() takes the seeded thread's first crossing for a sample.
+TEST(Sampler, ChanceOnAFreshThreadDoesNotMakeItsFirstAllocationASample) {
+  Sampler::set_interval(512 * 1024);
+  int samples = 0;
+  for (int i = 0; i < 1000; i++) {
+    t_state = ThreadState{};
+    Sampler::chance(t_state, 0.5);
+    samples += Sampler::countdown(16) && Sampler::confirm(t_state, 16);
+  }
+  EXPECT_LE(samples, 1);  // 16 bytes of 512 KiB: about 3 in 100,000
 }
 
 }  // namespace

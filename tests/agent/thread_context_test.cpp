@@ -8,8 +8,8 @@
 
 #include <thread>
 
-#include "agent/recording/thread_context.h"
-#include "agent/hooks/thread_state.h"
+#include "agent/threads/thread_context.h"
+#include "agent/threads/thread_state.h"
 
 namespace nmprof {
 namespace {

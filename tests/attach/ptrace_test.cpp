@@ -2,11 +2,13 @@
 // the syscall-restart rule, the refusal messages, and a remote call into a child
 // blocked in read() that must not see EINTR.
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -94,6 +96,29 @@ TEST(ElfSymbols, TellsAStaticExecutableByItsMissingInterpreter) {
   EXPECT_TRUE(layout->has_interpreter);
   UniqueFd not_elf(open("/proc/self/status", O_RDONLY | O_CLOEXEC));
   EXPECT_FALSE(read_elf_layout(not_elf.get()));
+}
+
+// A file without section headers (stripped with sstrip, say) still has the program
+// headers the attach needs; it just has no functions to name.
+TEST(ElfSymbols, ReadsTheLayoutOfAFileWithoutSectionHeaders) {
+  auto exe = read_text_at(AT_FDCWD, "/proc/self/exe");
+  ASSERT_TRUE(exe);
+  Elf64_Ehdr header;
+  ASSERT_GE(exe->size(), sizeof header);
+  memcpy(&header, exe->data(), sizeof header);
+  header.e_shoff = 0;
+  header.e_shnum = 0;
+  header.e_shstrndx = 0;
+  memcpy(exe->data(), &header, sizeof header);
+  UniqueFd copy(memfd_create("nmprof-no-sections", MFD_CLOEXEC));
+  ASSERT_TRUE(copy && write_all(copy.get(), *exe));
+  auto layout = read_elf_layout(copy.get());
+  ASSERT_TRUE(layout) << layout.error().message;
+  EXPECT_TRUE(layout->has_interpreter);
+  EXPECT_FALSE(layout->loads.empty());
+  auto functions = read_functions(copy.get());
+  ASSERT_TRUE(functions) << functions.error().message;
+  EXPECT_TRUE(functions->empty());
 }
 
 TEST(Maps, ParsesLinesWithDeletedFilesAndAnonymousMemory) {

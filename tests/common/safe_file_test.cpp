@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cstring>
 #include <string>
 
@@ -157,6 +158,78 @@ TEST_F(SafeFile, ParentDirectoriesEveryoneMayWriteMustBeSticky) {
   close(dir);
 }
 
+// The inode of the directory open_parent opens for `path`, or its error.
+struct OpenedParent {
+  int error = 0;
+  ino_t inode = 0;
+};
+OpenedParent parent_of(const std::string& path) {
+  const char* name = nullptr;
+  int dir = open_parent(path.c_str(), &name);
+  if (dir < 0) return {dir, 0};
+  struct stat st {};
+  fstat(dir, &st);
+  close(dir);
+  return {0, st.st_ino};
+}
+
+ino_t inode_of(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+TEST_F(SafeFile, LinksOfOursOnTheWayAreFollowedAsTheKernelWould) {
+  ASSERT_EQ(mkdir(at("target").c_str(), 0700), 0);
+  ASSERT_EQ(mkdir(at("target/inner").c_str(), 0700), 0);
+  ASSERT_EQ(symlink("target", at("relative").c_str()), 0);
+  ASSERT_EQ(symlink(at("target").c_str(), at("absolute").c_str()), 0);
+  ASSERT_EQ(symlink("relative/inner", at("chain").c_str()), 0);
+  ASSERT_EQ(symlink("loop", at("loop").c_str()), 0);
+  write_file("file", "");
+  ino_t target = inode_of(at("target")), inner = inode_of(at("target/inner"));
+
+  EXPECT_EQ(parent_of(at("relative/x")).inode, target);
+  EXPECT_EQ(parent_of(at("absolute/x")).inode, target);
+  EXPECT_EQ(parent_of(at("chain/x")).inode, inner);
+  // ".." after a link is the parent of where the link led, as for the kernel.
+  EXPECT_EQ(parent_of(at("chain/../x")).inode, target);
+  EXPECT_EQ(parent_of(at("./relative//inner/./x")).inode, inner);
+  EXPECT_EQ(parent_of(at("loop/x")).error, -ELOOP);
+  EXPECT_EQ(parent_of(at("file/x")).error, -ENOTDIR);
+  EXPECT_EQ(parent_of(at("missing/x")).error, -ENOENT);
+  EXPECT_EQ(parent_of("/x").inode, inode_of("/"));
+
+  // Relative to the working directory, through a link and up again.
+  char cwd[PATH_MAX];
+  ASSERT_NE(getcwd(cwd, sizeof cwd), nullptr);
+  ASSERT_EQ(chdir(path_.c_str()), 0);
+  OpenedParent relative = parent_of("chain/../../relative/x");
+  ASSERT_EQ(chdir(cwd), 0);
+  EXPECT_EQ(relative.inode, target);
+}
+
+// A link another user put in a directory every user may write (/tmp/report -> a
+// directory of root's) is not followed, whatever fs.protected_symlinks says; one of
+// the directory's owner, or in a directory only its owner writes, is.
+TEST_F(SafeFile, LinksOthersMayHavePlantedOnTheWayAreRefused) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root, to make a link of another user";
+  ASSERT_EQ(mkdir(at("target").c_str(), 0700), 0);
+  ASSERT_EQ(symlink(at("target").c_str(), at("planted").c_str()), 0);
+  ASSERT_EQ(lchown(at("planted").c_str(), 12345, 12345), 0);
+  ino_t target = inode_of(at("target"));
+
+  EXPECT_EQ(parent_of(at("planted/x")).error, kUntrustedLink);
+  EXPECT_EQ(parent_of(at("planted/../x")).error, kUntrustedLink);
+  chmod(path_.c_str(), 0777);  // not sticky: only more open
+  EXPECT_EQ(parent_of(at("planted/x")).error, kUntrustedLink);
+  chmod(path_.c_str(), 01777);
+  ASSERT_EQ(chown(path_.c_str(), 12345, 12345), 0);  // the directory's owner's link
+  EXPECT_EQ(parent_of(at("planted/x")).inode, target);
+  ASSERT_EQ(chown(path_.c_str(), 0, 0), 0);
+  chmod(path_.c_str(), 0755);  // only its owner writes it
+  EXPECT_EQ(parent_of(at("planted/x")).inode, target);
+}
+
 TEST(RandomName, UsesOnlyLowercaseLettersAndDigits) {
   char name[27];
   ASSERT_TRUE(random_name(name, 26));
@@ -167,6 +240,7 @@ TEST(RandomName, UsesOnlyLowercaseLettersAndDigits) {
 TEST(ErrorText, NamesEveryRefusal) {
   EXPECT_STREQ(error_text(kNotRegular), "not a regular file");
   EXPECT_STREQ(error_text(kNotOwned), "owned by another user");
+  EXPECT_NE(std::string(error_text(kUntrustedLink)).find("symbolic link"), std::string::npos);
   EXPECT_STREQ(error_text(-ENOENT), strerror(ENOENT));
   EXPECT_EQ(to_errno(kNotOwned), EPERM);
   EXPECT_EQ(to_errno(-ENOENT), ENOENT);

@@ -1,7 +1,6 @@
 // The JVM side of the frame classifier tests: a JVMTI agent (-agentpath) whose
 // native methods for FramesTarget capture their own stack with AsyncGetCallTrace,
 // classify it with HotSpotFrames, and report each frame's method and type.
-#include <jvmti.h>
 
 #include <algorithm>
 #include <atomic>
@@ -12,6 +11,7 @@
 
 #include "agent/java/hotspot/asgct.h"
 #include "agent/java/hotspot/hotspot_frames.h"
+#include "agent/java/jni/jvmti.h"
 #include "agent/unwind/registers.h"
 #include "formats/jfr/nmprof_schema.h"
 

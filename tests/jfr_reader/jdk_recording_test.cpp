@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "formats/jfr/reading/mapped_file.h"
+#include "formats/jfr/reading/recording_file.h"
 #include "formats/jfr/reading/recording.h"
-#include "formats/profile/jfr_profile.h"
+#include "profile/jfr_profile.h"
 #include "tests/jfr_reader/test_recordings.h"
 
 namespace nmprof::jfr {
@@ -100,7 +100,7 @@ TEST_P(JdkRecordingTest, ReadsLikeTheJdkTool) {
 }
 
 void JdkRecordingTest::every_event_decodes_and_counts_match_jfr_summary() {
-  MappedFile file(recording_.path);
+  MappedFile file = jfr::map_recording(recording_.path);
   Recording recording(file.bytes());
   std::map<std::string, size_t> ours;
   long pid = 0;
@@ -145,7 +145,7 @@ void JdkRecordingTest::allocation_samples_match_jfr_print() {
   std::string theirs = run(jdk_ + "/bin/jfr print --json --events jdk.ObjectAllocationSample " + recording_.path +
                            " | python3 " + script_path);
 
-  MappedFile file(recording_.path);
+  MappedFile file = jfr::map_recording(recording_.path);
   Recording recording(file.bytes());
   std::vector<std::string> lines;
   recording.for_each_chunk([&](const Chunk& chunk) {

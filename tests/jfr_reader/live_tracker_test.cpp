@@ -1,5 +1,5 @@
 // Which allocations a recording's frees free, in time order whatever the file order.
-#include "formats/profile/live_tracker.h"
+#include "profile/live_tracker.h"
 
 #include <gtest/gtest.h>
 

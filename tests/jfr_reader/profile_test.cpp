@@ -12,9 +12,10 @@
 #include <vector>
 
 #include "formats/jfr/reading/chunk_header.h"
-#include "formats/profile/allocator_frames.h"
-#include "formats/profile/jfr_profile.h"
-#include "formats/profile/source_lines.h"
+#include "profile/allocator_frames.h"
+#include "profile/frame_folding.h"
+#include "profile/jfr_profile.h"
+#include "profile/source_lines.h"
 #include "tests/jfr_reader/test_recordings.h"
 
 namespace nmprof::profile {
@@ -60,7 +61,7 @@ TEST(ProfileFromNmprof, AttributesEachChunkToItsProcess) {
     parent.setting("live", "true");
     uint64_t main = parent.thread("server", 100);
     uint64_t st =
-        parent.stack({{"operator new(unsigned long)", "libstdc++.so.6"}, {"make_node", "server"}, {"main", "server"}});
+        parent.stack({{"malloc", "libc.so.6"}, {"make_node", "server"}, {"main", "server"}});
     parent.malloc(kStart + 10, main, st, 0xA000, 100, 5242.88f);
     parent.malloc(kStart + 20, main, st, 0xB000, 1 << 20, 1.0f);
     parent.statistics(kStart + 30, {{"samples", 2}, {"trackingMemory", 1024}, {"futureCounter", 5}});
@@ -188,6 +189,91 @@ void append_chunk(int fd, int64_t pid, Events&& events) {
   chunk.append(kStart + 1000);
 }
 
+// nmprof's metadata as agents before realloc growth wrote it: profiler.Malloc without
+// previousSize and liveWeight, profiler.Free without the move's fields.
+jfr::Metadata metadata_before_realloc_growth() {
+  jfr::Metadata m;
+  for (jfr::TypeDecl t : s::nmprof_metadata().types()) {
+    std::erase_if(t.fields, [](const jfr::FieldDecl& f) {
+      return f.name == s::kPreviousSizeField || f.name == s::kLiveWeightField || f.name == s::kNewAddressField ||
+             f.name == s::kNewSizeField || f.name == s::kNewWeightField;
+    });
+    m.add(t);
+  }
+  return m;
+}
+
+TEST(ProfileFromNmprof, ReallocSamplesCountWhatTheyAddedAndKeepTheWholeBlockLive) {
+  std::string path = testing::temp_path("realloc.jfr");
+  int fd = open_new(path);
+  append_chunk(fd, 600, [](NmprofChunk& c, uint64_t t, uint64_t st) {
+    c.malloc(kStart + 10, t, st, 0xA000, 5000, 4.0f, 3000, 2.0f);  // grew by 2000
+    c.malloc(kStart + 20, t, st, 0xB000, 1000, 1.0f, 4000, 3.0f);  // shrank: adds nothing
+  });
+  close(fd);
+  Profile p = read_profile(path);
+  ASSERT_EQ(p.allocations().size(), 1u);
+  const Allocation& a = p.allocations()[0];
+  EXPECT_EQ(a.allocated.samples, 2u);
+  EXPECT_DOUBLE_EQ(a.allocated.bytes, 4.0 * 2000);
+  EXPECT_DOUBLE_EQ(a.allocated.count, 4.0 + 1.0);
+  EXPECT_DOUBLE_EQ(a.live.bytes, 2.0 * 5000 + 3.0 * 1000);
+  EXPECT_DOUBLE_EQ(a.live.count, 2.0 + 3.0);
+  EXPECT_EQ(p.processes[a.process].counts_realloc_growth, true);
+}
+
+TEST(ProfileFromNmprof, AFreeThatMovedABlockKeepsItLiveAtItsNewAddressWithItsNewSize) {
+  std::string path = testing::temp_path("moved.jfr");
+  int fd = open_new(path);
+  append_chunk(fd, 601, [](NmprofChunk& c, uint64_t t, uint64_t st) {
+    c.malloc(kStart + 10, t, st, 0xA000, 100, 8.0f);
+    c.free(kStart + 20, t, 0xA000, 0xC000, 300, 2.0f);  // moved, grown, not sampled
+    c.free(kStart + 30, t, 0xC000, 0xC000, 200, 3.0f);  // shrunk in place
+    c.malloc(kStart + 40, t, st, 0xD000, 50, 1.0f);
+    c.free(kStart + 50, t, 0xD000, 0xE000, 60, 1.0f);
+    c.free(kStart + 60, t, 0xE000);  // then freed
+  });
+  close(fd);
+  Profile p = read_profile(path);
+  ASSERT_EQ(p.allocations().size(), 1u);
+  const Allocation& a = p.allocations()[0];
+  EXPECT_DOUBLE_EQ(a.allocated.bytes, 8.0 * 100 + 1.0 * 50);  // moves allocate nothing
+  EXPECT_EQ(a.live.samples, 1u);
+  EXPECT_DOUBLE_EQ(a.live.bytes, 3.0 * 200);
+  std::vector<LiveSample> live = p.live_samples();
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(live[0].time_nanos, kStartNanos + 30);  // its last move
+  EXPECT_EQ(p.matched_frees(), 4u);
+  EXPECT_EQ(p.unmatched_frees(), 0u);
+  auto peak = p.time_series().live_peak();
+  ASSERT_TRUE(peak);
+  EXPECT_DOUBLE_EQ(peak->live_bytes, 8.0 * 100);  // before the first move: moves change live bytes
+  EXPECT_EQ(peak->time_nanos, kStartNanos + 10);
+}
+
+TEST(ProfileFromNmprof, RecordingsWithoutReallocFieldsReadAsBefore) {
+  std::string path = testing::temp_path("old.jfr");
+  int fd = open_new(path);
+  {
+    NmprofChunk chunk(fd, 602, metadata_before_realloc_growth());
+    chunk.process(1, "app");
+    uint64_t t = chunk.thread("main", 1);
+    uint64_t st = chunk.stack({{"f", "app"}});
+    chunk.malloc(kStart + 10, t, st, 0xA000, 5000, 4.0f, 3000, 2.0f);  // the fields are not written
+    chunk.malloc(kStart + 20, t, st, 0xB000, 700, 1.5f);
+    chunk.free(kStart + 30, t, 0xB000, 0xC000, 9, 9.0f);
+    chunk.append(kStart + 1000);
+  }
+  close(fd);
+  Profile p = read_profile(path);
+  ASSERT_EQ(p.allocations().size(), 1u);
+  const Allocation& a = p.allocations()[0];
+  EXPECT_DOUBLE_EQ(a.allocated.bytes, 4.0 * 5000 + 1.5 * 700);
+  EXPECT_DOUBLE_EQ(a.live.bytes, 4.0 * 5000);
+  EXPECT_EQ(p.matched_frees(), 1u);
+  EXPECT_EQ(p.processes[a.process].counts_realloc_growth, false);
+}
+
 // The times of the samples still live, and how many frees found a sample.
 struct Pairing {
   std::vector<int64_t> live;
@@ -262,6 +348,22 @@ TEST(ProfileFromNmprof, KeepsWhatATruncatedFileHoldsAndWarns) {
   EXPECT_EQ(p.allocations()[0].allocated.samples, 1u);
   ASSERT_EQ(p.warnings.size(), 2u);
   EXPECT_NE(p.warnings[0].find("truncated"), std::string::npos) << p.warnings[0];
+}
+
+// The reader maps frame types and allocators back through the schema's own tables:
+// every name the writer writes reads as its key, and the reader's Allocator is the key.
+TEST(ProfileFromNmprof, ReadsEveryFrameTypeAndAllocatorTheWriterNames) {
+  for (int k = 0; k < s::kFrameTypeCount; k++) {
+    auto key = static_cast<s::FrameTypeKey>(k);
+    EXPECT_EQ(s::frame_type_key(s::frame_type_name(key)), key) << s::frame_type_name(key);
+  }
+  for (int k = 0; k < s::kAllocatorCount; k++) {
+    auto key = static_cast<s::AllocatorKey>(k);
+    EXPECT_EQ(s::allocator_key(s::allocator_name(key)), key) << s::allocator_name(key);
+    EXPECT_STREQ(allocator_name(static_cast<Allocator>(k)), s::allocator_name(key));
+  }
+  EXPECT_EQ(s::frame_type_key("Quantum"), std::nullopt);
+  EXPECT_EQ(s::allocator_key("jemalloc"), std::nullopt);
 }
 
 // nmprof's metadata before modules said which build they were: nmprof.Module had a
@@ -391,22 +493,28 @@ TEST(ModuleBuilds, DifferentBuildsUnderOneNameGiveNoLines) {
 }
 
 TEST(AllocatorFrames, RecognisesAllocatorsAndTheirDecorations) {
-  for (const char* name :
-       {"malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_alloc", "memalign", "__libc_malloc",
-        "__GI___libc_malloc", "_int_malloc", "malloc_hook", "calloc_hook", "operator new(unsigned long)",
-        "operator new[](unsigned long, std::nothrow_t const&)", "operator delete(void*)"})
+  for (const char* name : {"malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_alloc", "memalign",
+                           "__libc_malloc", "__GI___libc_malloc", "_int_malloc", "malloc_hook", "calloc_hook"})
     EXPECT_TRUE(is_allocator_frame({name, "libc.so.6", FrameKind::Native, -1, {}})) << name;
   for (const char* name : {"main", "malloc_trim_helper", "my_malloc", "xmalloc", "operator<<", "freelist_pop"})
     EXPECT_FALSE(is_allocator_frame({name, "app", FrameKind::Native, -1, {}})) << name;
   EXPECT_FALSE(is_allocator_frame({"malloc", "Foo", FrameKind::JitCompiled, 12, {}})) << "a Java method named malloc";
 }
 
-TEST(AllocatorFrames, RecognisesZendMMEntryPoints) {
-  for (const char* name : {"_emalloc", "_emalloc_56", "_emalloc_large", "_safe_emalloc", "_erealloc2", "_estrndup",
-                           "__zend_malloc", "_safe_femalloc"})
-    EXPECT_TRUE(is_allocator_frame({name, "php8.2", FrameKind::Native, -1, {}})) << name;
-  EXPECT_FALSE(is_allocator_frame({"zend_hash_add", "php8.2", FrameKind::Native, -1, {}}));
-  EXPECT_FALSE(is_allocator_frame({"_emalloc", "lib.php", FrameKind::Php, 3, {}})) << "a PHP function named _emalloc";
+// Wrappers of the allocator are the program's view of allocation: folded by default,
+// shown with --keep-frames, so never dropped while the recording is read.
+TEST(AllocatorFrames, WrappersAreLeftToFolding) {
+  FrameFolder defaults(true, {}), keep(false, {});
+  for (const char* name : {"operator new(unsigned long)", "operator new[](unsigned long, std::nothrow_t const&)",
+                           "operator delete(void*)", "_emalloc", "_emalloc_56", "_emalloc_large", "_safe_emalloc",
+                           "_erealloc2", "_estrndup", "_estrdup", "__zend_malloc", "_safe_femalloc"}) {
+    Frame frame{name, "libstdc++.so.6", FrameKind::Native, -1, {}};
+    EXPECT_FALSE(is_allocator_frame(frame)) << name;
+    EXPECT_TRUE(defaults.folds(frame)) << name;
+    EXPECT_FALSE(keep.folds(frame)) << name;
+  }
+  EXPECT_FALSE(defaults.folds({"zend_hash_add", "php8.2", FrameKind::Native, -1, {}}));
+  EXPECT_FALSE(defaults.folds({"_emalloc", "lib.php", FrameKind::Php, 3, {}})) << "a PHP function named _emalloc";
 }
 
 // --- A file shaped like async-profiler's -------------------------------------------
@@ -609,6 +717,7 @@ TEST(ProfileFromAsyncProfiler, ReadsUnweightedSamplesAndDropsHookFrames) {
   ASSERT_EQ(p.processes.size(), 1u);
   EXPECT_EQ(p.processes[0].pid, 0);
   EXPECT_FALSE(p.processes[0].weighted);
+  EXPECT_FALSE(p.processes[0].counts_realloc_growth);  // not said: not nmprof's way of counting
   const auto& allocations = p.allocations();
   ASSERT_EQ(allocations.size(), 3u);
   for (size_t i = 0; i < 3; i++) {
@@ -618,16 +727,17 @@ TEST(ProfileFromAsyncProfiler, ReadsUnweightedSamplesAndDropsHookFrames) {
     EXPECT_EQ(p.threads()[allocations[i].thread].name, "async-main");
   }
   EXPECT_EQ(functions(p, allocations[0].stack), (std::vector<std::string>{"my_alloc", "main"}));
-  EXPECT_EQ(functions(p, allocations[1].stack), (std::vector<std::string>{"JVM::allocate", "deflateBytes", "run"}));
+  EXPECT_EQ(functions(p, allocations[1].stack),
+            (std::vector<std::string>{"operator new(unsigned long)", "JVM::allocate", "deflateBytes", "run"}));
   EXPECT_EQ(functions(p, allocations[2].stack), std::vector<std::string>{"malloc_hook"}) << "kept: nothing else";
 
   const auto& frames = p.stacks()[allocations[1].stack].frames;
-  EXPECT_EQ(p.frames()[frames[0]].kind, FrameKind::Cpp);
-  EXPECT_EQ(p.frames()[frames[0]].line, -1);
-  EXPECT_EQ(p.frames()[frames[1]].kind, FrameKind::JavaNative);
-  EXPECT_EQ(p.frames()[frames[1]].container, "java.util.zip.Deflater");
-  EXPECT_EQ(p.frames()[frames[2]].kind, FrameKind::Interpreted);
-  EXPECT_EQ(p.frames()[frames[2]].container, "java.lang.Thread");
+  EXPECT_EQ(p.frames()[frames[1]].kind, FrameKind::Cpp);
+  EXPECT_EQ(p.frames()[frames[1]].line, -1);
+  EXPECT_EQ(p.frames()[frames[2]].kind, FrameKind::JavaNative);
+  EXPECT_EQ(p.frames()[frames[2]].container, "java.util.zip.Deflater");
+  EXPECT_EQ(p.frames()[frames[3]].kind, FrameKind::Interpreted);
+  EXPECT_EQ(p.frames()[frames[3]].container, "java.lang.Thread");
   EXPECT_EQ(p.frames()[p.stacks()[allocations[0].stack].frames[0]].kind, FrameKind::Native);
   // The free of 0x5000 took the first sample.
   EXPECT_EQ(p.matched_frees(), 1u);

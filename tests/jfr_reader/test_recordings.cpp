@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -28,6 +29,9 @@ NmprofChunk::NmprofChunk(int fd, int64_t pid, const jfr::Metadata& metadata, con
     if (f.name != "startTime") statistics_fields_.push_back(f.name);
   for (const auto& f : metadata.find(schema::kModuleName)->fields)
     if (f.name != "startTime") module_fields_.push_back(f.name);
+  const auto& malloc_fields = metadata.find(schema::kMallocName)->fields;
+  realloc_fields_ = std::any_of(malloc_fields.begin(), malloc_fields.end(),
+                                [](const jfr::FieldDecl& f) { return f.name == schema::kPreviousSizeField; });
 }
 
 uint64_t NmprofChunk::symbol(const std::string& text) {
@@ -109,7 +113,7 @@ uint64_t NmprofChunk::stack(const std::vector<NativeFrame>& frames, bool truncat
 }
 
 void NmprofChunk::malloc(int64_t ticks, uint64_t thread, uint64_t stack, uint64_t address, uint64_t size,
-                         float weight) {
+                         float weight, uint64_t before, float live_weight) {
   jfr::ByteBuffer f;
   f.put_varint(static_cast<uint64_t>(ticks));
   f.put_varint(thread);
@@ -118,17 +122,27 @@ void NmprofChunk::malloc(int64_t ticks, uint64_t thread, uint64_t stack, uint64_
   f.put_varint(size);
   f.put_float(weight);
   f.put_varint(schema::kLibc);
+  if (realloc_fields_) {
+    f.put_varint(before);
+    f.put_float(live_weight ? live_weight : weight);
+  }
   f.put_varint(0);  // spanId
   f.put_varint(0);  // localRootSpanId
   put_record(events_, schema::kMallocEvent, f);
 }
 
-void NmprofChunk::free(int64_t ticks, uint64_t thread, uint64_t address) {
+void NmprofChunk::free(int64_t ticks, uint64_t thread, uint64_t address, uint64_t new_address, uint64_t new_size,
+                       float new_weight) {
   jfr::ByteBuffer f;
   f.put_varint(static_cast<uint64_t>(ticks));
   f.put_varint(thread);
   f.put_varint(0);  // no stack
   f.put_varint(address);
+  if (realloc_fields_) {
+    f.put_varint(new_address);
+    f.put_varint(new_size);
+    f.put_float(new_weight);
+  }
   put_record(events_, schema::kFreeEvent, f);
 }
 

@@ -46,8 +46,13 @@ class NmprofChunk {
   uint64_t thread(const std::string& name, int64_t tid);
   uint64_t stack(const std::vector<NativeFrame>& frames, bool truncated = false);
 
-  void malloc(int64_t ticks, uint64_t thread, uint64_t stack, uint64_t address, uint64_t size, float weight);
-  void free(int64_t ticks, uint64_t thread, uint64_t address);
+  // A realloc's sample: the block had `before` bytes, and live_weight in the live view
+  // (0: weight). Written only when the metadata has the fields (older recordings did not).
+  void malloc(int64_t ticks, uint64_t thread, uint64_t stack, uint64_t address, uint64_t size, float weight,
+              uint64_t before = 0, float live_weight = 0);
+  // A realloc's move of the block to new_address with new_size and new_weight (0: a free).
+  void free(int64_t ticks, uint64_t thread, uint64_t address, uint64_t new_address = 0, uint64_t new_size = 0,
+            float new_weight = 0);
   void process(int64_t parent_pid, const std::string& command);
   void setting(const std::string& name, const std::string& value);
   void module(const std::string& name, const std::string& path, const ModuleBuild& build = {});
@@ -64,6 +69,7 @@ class NmprofChunk {
   uint64_t next_key() { return (static_cast<uint64_t>(pid_) << 32) | ++last_key_; }
 
   int64_t pid_;
+  bool realloc_fields_;  // the metadata has nmprof 0.2's realloc fields
   uint64_t last_key_ = 0;
   jfr::ChunkWriter writer_;
   jfr::ConstantPools pools_;

@@ -1,6 +1,6 @@
 // Aggregation by stack and function, live pairing and ages, on hand-built profiles
 // with known answers.
-#include "cli/report/aggregation.h"
+#include "cli/report/model/aggregation.h"
 
 #include <gtest/gtest.h>
 

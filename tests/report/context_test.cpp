@@ -1,8 +1,8 @@
 // Report views by context: --by span / local-root-span / attribute:NAME and --tag.
 #include <gtest/gtest.h>
 
-#include "cli/report/context_rows.h"
-#include "cli/report/report.h"
+#include "cli/report/model/context_rows.h"
+#include "cli/report/model/report.h"
 #include "tests/report/profile_maker.h"
 
 namespace nmprof::report {
@@ -67,8 +67,10 @@ TEST(Context, FiltersByAttributeSpanAndStaticTag) {
   EXPECT_EQ(count({{"route", "/checkout"}}), 2);
   EXPECT_EQ(count({{"route", "/checkout"}, {"tenant", "a"}}), 1);
   EXPECT_EQ(count({{"route", ""}}), 1);
-  EXPECT_EQ(count({{"spanId", "9"}}), 1);
-  EXPECT_EQ(count({{"localRootSpanId", "5"}}), 2);
+  // The span ids by the recording's names, in snake case and as pprof's labels.
+  for (const char* span : {"spanId", "span_id"}) EXPECT_EQ(count({{span, "9"}}), 1) << span;
+  for (const char* root : {"localRootSpanId", "local_root_span_id", "local root span id"})
+    EXPECT_EQ(count({{root, "5"}}), 2) << root;
   EXPECT_EQ(count({{"service", "shop"}}), 4);
   EXPECT_EQ(count({{"service", "other"}}), 0);
   EXPECT_EQ(count({{"nothing", "x"}}), 0);

@@ -1,10 +1,10 @@
 // The Go-style heap profile made of a hand-built profile: values per stack, live
 // values, locations innermost first, one function per function, the labels hook.
-#include "cli/report/pprof_export.h"
+#include "cli/report/render/pprof_export.h"
 
 #include <gtest/gtest.h>
 
-#include "cli/report/heap_view.h"
+#include "cli/report/model/heap_view.h"
 #include "tests/report/profile_maker.h"
 
 namespace nmprof::report {
@@ -82,10 +82,11 @@ TEST(PprofExport, SamplesCarryTagsAndContextAsLabels) {
   };
   const pprof::Sample& in_request = out.samples[0];
   EXPECT_EQ(in_request.values[1], 200);
-  ASSERT_TRUE(label(in_request, "span_id") && label(in_request, "local_root_span_id") && label(in_request, "route"));
-  EXPECT_TRUE(label(in_request, "span_id")->numeric);
-  EXPECT_EQ(label(in_request, "span_id")->number, 42);
-  EXPECT_EQ(label(in_request, "local_root_span_id")->number, 40);
+  // Span ids as Pyroscope and Datadog name them, decimal strings.
+  ASSERT_TRUE(label(in_request, "span_id") && label(in_request, "local root span id") && label(in_request, "route"));
+  EXPECT_FALSE(label(in_request, "span_id")->numeric);
+  EXPECT_EQ(label(in_request, "span_id")->text, "42");
+  EXPECT_EQ(label(in_request, "local root span id")->text, "40");
   EXPECT_EQ(label(in_request, "route")->text, "/checkout");
   EXPECT_EQ(label(in_request, "tenant"), nullptr);  // unset values are left out
   EXPECT_EQ(label(in_request, "service")->text, "shop");
@@ -95,6 +96,31 @@ TEST(PprofExport, SamplesCarryTagsAndContextAsLabels) {
   EXPECT_EQ(label(outside, "service")->text, "shop");
   // Without context, the stack is one sample.
   EXPECT_EQ(to_pprof(m.profile, heap_view(m.profile), false).samples.size(), 1u);
+}
+
+TEST(PprofExport, PhpFunctionsNameTheirScriptAndLine) {
+  ProfileMaker m;
+  uint32_t p = m.process(7, 0, 100, "php app.php");
+  profile::Stack s;
+  s.frames = {m.profile.add_frame({"_emalloc", "php8.2", profile::FrameKind::Native, -1, {}}),
+              m.profile.add_frame({"str_repeat", "[internal function]", profile::FrameKind::Php, -1, {}}),
+              m.profile.add_frame({"render", "/srv/app/view.php", profile::FrameKind::Php, 12, {}}),
+              m.profile.add_frame({"render", "/srv/app/other.php", profile::FrameKind::Php, 40, {}})};
+  m.alloc(p, m.profile.add_stack(s), 1, 0x10, 100);
+  pprof::Profile out = to_pprof(m.profile, heap_view(m.profile), false);
+  ASSERT_EQ(out.samples.size(), 1u);
+  const auto& ids = out.samples[0].location_ids;
+  auto function = [&](size_t i) { return out.functions[out.locations[ids[i] - 1].lines[0].function_id - 1]; };
+  EXPECT_EQ(function(1).name, "str_repeat");
+  EXPECT_EQ(function(1).filename, "");
+  EXPECT_EQ(function(2).name, "render");
+  EXPECT_EQ(function(2).filename, "/srv/app/view.php");
+  EXPECT_EQ(out.locations[ids[2] - 1].lines[0].line, 12);
+  EXPECT_EQ(function(3).filename, "/srv/app/other.php");  // another function of the same name
+  // Scripts are not mappings: only the native library is.
+  EXPECT_NE(out.locations[ids[0] - 1].mapping_id, 0u);
+  for (size_t i = 1; i < ids.size(); i++) EXPECT_EQ(out.locations[ids[i] - 1].mapping_id, 0u) << i;
+  ASSERT_EQ(out.mappings.size(), 1u);
 }
 
 // A function inlined at an address is a line of the location of its caller's frame,

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/profile/profile.h"
+#include "profile/profile.h"
 
 namespace nmprof::report::testing {
 

@@ -2,13 +2,18 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <set>
+#include <sstream>
 #include <limits>
 
-#include "cli/report/aggregation.h"
-#include "cli/report/peek.h"
-#include "cli/report/report.h"
-#include "cli/report/sample_filter.h"
-#include "cli/report/timeline.h"
+#include "cli/report/model/aggregation.h"
+#include "cli/report/model/diff_report.h"
+#include "cli/report/model/peek.h"
+#include "cli/report/model/report.h"
+#include "cli/report/model/sample_filter.h"
+#include "cli/report/model/timeline.h"
+#include "cli/report/render/text_report.h"
 #include "tests/report/profile_maker.h"
 
 namespace nmprof::report {
@@ -17,6 +22,81 @@ namespace {
 using testing::ProfileMaker;
 
 constexpr int64_t kS = 1'000'000'000;
+
+// Two stacks the same in their top --depth frames show where they part.
+TEST(TextStacks, StacksThatDifferBelowTheDepthShowTheFrameThatTellsThemApart) {
+  ProfileMaker m;
+  uint32_t p = m.process(1, 0, 10 * kS);
+  std::vector<std::string> top = {"alloc", "f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8", "f9"};
+  auto stack = [&](const char* thread) {
+    std::vector<std::string> frames = top;
+    frames.insert(frames.end(), {thread, "start_thread"});
+    return m.stack(frames);
+  };
+  m.alloc(p, stack("worker_thread"), 1 * kS, 0x10, 3000);
+  m.alloc(p, stack("admin_thread"), 2 * kS, 0x20, 1000);
+  m.alloc(p, m.stack({"alloc", "f1", "lone_caller"}), 3 * kS, 0x30, 500);
+  ReportOptions options;
+  options.depth = 4;
+  std::ostringstream text;
+  write_text_report(build_report(m.profile, options), text);
+  const std::string t = text.str();
+  size_t first = t.find("#1 "), second = t.find("#2 "), third = t.find("#3 ");
+  ASSERT_TRUE(first != std::string::npos && second != std::string::npos && third != std::string::npos) << t;
+  std::string worker = t.substr(first, second - first), admin = t.substr(second, third - second);
+  for (const std::string& s : {worker, admin}) {
+    EXPECT_NE(s.find("      f3  "), std::string::npos) << s;
+    EXPECT_EQ(s.find("      f4  "), std::string::npos) << s;
+    EXPECT_NE(s.find("      ... 6 frames ...\n"), std::string::npos) << s;
+    EXPECT_NE(s.find("      ... 1 more frame (--depth 12 shows it)"), std::string::npos) << s;
+  }
+  EXPECT_NE(worker.find("      worker_thread  "), std::string::npos) << worker;
+  EXPECT_NE(admin.find("      admin_thread  "), std::string::npos) << admin;
+  // The third differs within its top frames: cut as usual.
+  EXPECT_EQ(t.substr(third).find(" frames ..."), std::string::npos) << t;
+}
+
+// The library column lines up from one stack to the next (it moved with each stack's
+// longest library name: libjvm.so rows against java-native ones).
+TEST(TextStacks, TheLibraryColumnIsTheSameForEveryStack) {
+  ProfileMaker m;
+  uint32_t p = m.process(1, 0, 10 * kS);
+  m.alloc(p, m.stack({"allocateMemory0@java-native-methods", "allocateMemory@java"}), 1 * kS, 0x10, 3000);
+  m.alloc(p, m.stack({"G1CollectedHeap::G1CollectedHeap()@libjvm.so", "create_vm@libjvm.so"}), 2 * kS, 0x20, 1000);
+  std::ostringstream text;
+  write_text_report(build_report(m.profile, {}), text);
+  std::istringstream lines(text.str());
+  std::set<size_t> columns;
+  for (std::string line; std::getline(lines, line);) {
+    for (const char* library : {"java-native-methods", "java", "libjvm.so"}) {
+      if (line.starts_with("      ") && line.ends_with(std::string("  ") + library)) {
+        columns.insert(line.size() - strlen(library));
+        break;
+      }
+    }
+  }
+  EXPECT_EQ(columns.size(), 1u) << text.str();
+}
+
+// An estimate from a few samples of small blocks says how far off it may be, and how
+// to sample more; many samples, or blocks sampled every time, need no such warning.
+TEST(TextStacks, EstimatesFromFewSamplesOfSmallBlocksShowTheirError) {
+  ProfileMaker m;
+  uint32_t p = m.process(1, 0, 10 * kS);
+  m.profile.processes[p].weighted = true;
+  uint32_t many = m.stack({"many"}), few = m.stack({"few"}), big = m.stack({"big"});
+  uint64_t address = 0x10;
+  for (int i = 0; i < 50; i++) m.alloc(p, many, kS, address += 0x10, 100, 1000);
+  for (int i = 0; i < 4; i++) m.alloc(p, few, kS, address += 0x10, 100, 100);
+  for (int i = 0; i < 4; i++) m.alloc(p, big, kS, address += 0x10, 1 << 20, 1);
+  std::ostringstream text;
+  write_text_report(build_report(m.profile, {}), text);
+  const std::string t = text.str();
+  EXPECT_NE(t.find("~400 allocations  4 samples (\u00b150%)\n      few "), std::string::npos) << t;
+  EXPECT_NE(t.find("  50 samples\n      many "), std::string::npos) << t;
+  EXPECT_NE(t.find("  4 samples\n      big "), std::string::npos) << t;
+  EXPECT_NE(t.find("a smaller --nativemem"), std::string::npos) << t;
+}
 
 TEST(Timeline, PeakLiveIsWhenTheMostWasHeldNotTheEnd) {
   ProfileMaker m;
@@ -245,6 +325,29 @@ TEST(SampleFilter, IncludeAndExcludeMatchStacksAsTheyAreRead) {
   double series = 0;
   for (const auto& b : m.profile.time_series().bins()) series += b.allocated;
   EXPECT_EQ(series, 100);  // the timeline follows the filter
+}
+
+// A recording made before nmprof counted what reallocs add, diffed with a later one:
+// its reallocs counted their whole new size, which would read as a drop.
+TEST(Diff, RecordingsThatCountReallocsDifferentlyAreSaidToCompareBadly) {
+  auto recording = [](std::optional<bool> counts_growth) {
+    ProfileMaker m;
+    uint32_t p = m.process(1, 0, 10 * kS);
+    m.profile.processes[p].counts_realloc_growth = counts_growth;
+    m.alloc(p, m.stack({"grow", "main"}), kS, 0x1000, 4096);
+    return m.profile;
+  };
+  profile::Profile before = recording(false), after = recording(true), foreign = recording(std::nullopt);
+  Diff old_base = diff_profiles(before, after, false);
+  ASSERT_EQ(old_base.warnings.size(), 1u);
+  EXPECT_EQ(old_base.warnings[0].rfind("the base recording counts each realloc at its whole new size", 0), 0u)
+      << old_base.warnings[0];
+  Diff old_new = diff_profiles(after, before, false);
+  ASSERT_EQ(old_new.warnings.size(), 1u);
+  EXPECT_EQ(old_new.warnings[0].rfind("this recording counts each realloc at its whole new size", 0), 0u);
+  EXPECT_TRUE(diff_profiles(after, after, false).warnings.empty());
+  EXPECT_TRUE(diff_profiles(before, before, false).warnings.empty());
+  EXPECT_TRUE(diff_profiles(foreign, after, false).warnings.empty());  // no profiler.Malloc: nothing to say
 }
 
 }  // namespace

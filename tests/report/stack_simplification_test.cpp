@@ -4,8 +4,8 @@
 
 #include <regex>
 
-#include "formats/profile/frame_folding.h"
-#include "formats/profile/stack_simplification.h"
+#include "profile/frame_folding.h"
+#include "profile/stack_simplification.h"
 #include "tests/report/profile_maker.h"
 
 namespace nmprof::profile {

@@ -3,9 +3,9 @@
 
 #include <sstream>
 
-#include "cli/report/frame_names.h"
-#include "cli/report/json_writer.h"
-#include "cli/report/text_layout.h"
+#include "cli/report/model/frame_names.h"
+#include "cli/report/render/json_writer.h"
+#include "cli/report/render/text_layout.h"
 #include "cli/report/units.h"
 #include "formats/jfr/reading/chunk_header.h"
 #include "tests/report/profile_maker.h"
@@ -113,6 +113,56 @@ TEST(FrameNames, OneLineStacksEndWithAnEllipsisWhenTheyDoNotFit) {
   EXPECT_EQ(one_line_stack(m.profile, stack, 100), "Parser<...>::parse < load_config < main");
   EXPECT_EQ(one_line_stack(m.profile, stack, 34), "Parser<...>::parse < ...");
   EXPECT_EQ(one_line_stack(m.profile, m.profile.stacks()[m.profile.add_stack({})], 40), "(no stack)");
+}
+
+TEST(FrameNames, AFrameInItsColumnKeepsItsFileAndLine) {
+  profile::Frame frame{"company::storage::Index<std::string>::insert_entries(std::map<std::string, int> const&, "
+                       "Options const&, int) [clone .isra.0]",
+                       "app", profile::FrameKind::Native, 10, "/src/storage/index.cpp"};
+  EXPECT_EQ(fitted_frame_name(frame, 200), frame.function + " (index.cpp:10)");
+  // Parameters go first, then GCC's clone suffix, then the front of the name; the line stays.
+  EXPECT_EQ(fitted_frame_name(frame, 74), "company::storage::Index<...>::insert_entries(...) (index.cpp:10)");
+  EXPECT_EQ(fitted_frame_name(frame, 40), "...insert_entries(...) (index.cpp:10)");
+  profile::Frame php{"App\\Http\\CheckoutController::store", "/srv/app/Cache.php", profile::FrameKind::Php, 42, {}};
+  EXPECT_EQ(fitted_frame_name(php, 30), "...store (Cache.php:42)");
+  EXPECT_EQ(fitted_frame_name(frame, 22), "...insert_entries(...)");  // too narrow for both: the name
+  profile::Frame inlined{"std::vector<int>::push_back(int const&)", "app", profile::FrameKind::Native, 7, "v.h", {},
+                         true};
+  EXPECT_EQ(fitted_frame_name(inlined, 40), "...push_back(...) (v.h:7) [inlined]");
+}
+
+TEST(FrameNames, OneLineStacksShowTheFrameThatTellsThemApart) {
+  testing::ProfileMaker m;
+  std::vector<std::string> common = {"alloc_buffer", "read_request", "handle", "serve"};
+  auto with = [&](std::vector<std::string> tail) {
+    std::vector<std::string> frames = common;
+    frames.insert(frames.end(), tail.begin(), tail.end());
+    return m.stack(frames);
+  };
+  uint32_t a = with({"worker_pool", "main"}), b = with({"admin_thread", "main"}), c = m.stack({"other", "main"});
+  std::vector<TellingFrame> telling = telling_frames(m.profile, {a, b, c});
+  EXPECT_EQ(telling[0].index, 4u);
+  EXPECT_EQ(telling[1].index, 4u);
+  EXPECT_EQ(telling[2].index, SIZE_MAX);  // shares no top frame: its own top tells it apart
+  const auto& stack = m.profile.stacks()[a];
+  EXPECT_EQ(one_line_stack(m.profile, stack, 54), "alloc_buffer < read_request < handle < serve < ...");
+  EXPECT_EQ(one_line_stack(m.profile, stack, 54, {}, telling[0]),
+            "alloc_buffer < read_request < ... < worker_pool < ...");
+  EXPECT_EQ(one_line_stack(m.profile, stack, 200, {}, telling[0]),
+            "alloc_buffer < read_request < handle < serve < worker_pool < main");
+
+  // The same function at another line: the line tells them apart.
+  auto at_line = [&](int32_t line) {
+    profile::Stack s;
+    s.frames = {m.profile.add_frame({"fill", "app", profile::FrameKind::Native, 5, "f.c"}),
+                m.profile.add_frame({"load", "app", profile::FrameKind::Native, line, "f.c"}),
+                m.profile.add_frame({"main", "app", profile::FrameKind::Native, 3, "f.c"})};
+    return m.profile.add_stack(s);
+  };
+  uint32_t first = at_line(10), second = at_line(12);
+  telling = telling_frames(m.profile, {first, second});
+  EXPECT_TRUE(telling[0].same_function);
+  EXPECT_EQ(one_line_stack(m.profile, m.profile.stacks()[second], 100, {}, telling[1]), "fill < load:12 < main");
 }
 
 TEST(TextLayout, WrapsAtSpacesAndQuotesPaths) {

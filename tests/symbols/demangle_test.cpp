@@ -4,7 +4,7 @@
 // listed with nm. Expected strings are rustfilt 0.2.1's (rustc-demangle 0.1.21,
 // Debian package rustfilt) and c++filt's (binutils 2.40) output for the same
 // symbols; the few hand-made cases say where their expectation comes from.
-#include "agent/symbols/demangle.h"
+#include "formats/mangling/demangle.h"
 
 #include <gtest/gtest.h>
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -262,10 +263,27 @@ TEST(LoadedImage, BuildIdIsTheFilesBuildId) {
   EXPECT_EQ(loaded(dlsym(handle, "testlib_function")).build_id, TESTLIB_BUILD_ID);
   auto libc = loaded(dlsym(RTLD_DEFAULT, "malloc"));
   std::string file = testing::read_file(libc.path), error;
-  auto image = ElfImage::parse(std::as_bytes(std::span(file)), &error);
+  auto image = elf::ElfImage::parse(std::as_bytes(std::span(file)), &error);
   ASSERT_TRUE(image) << error;
-  EXPECT_EQ(libc.build_id, hex_text(image->build_id()));
+  EXPECT_EQ(libc.build_id, elf::hex_text(image->build_id()));
   EXPECT_EQ(libc.build_id.size(), 40u);
+}
+
+// An ELF file without program headers (a relocatable object, or one the fuzzer
+// made): its segments are none. Copying zero of them from a null vector was
+// undefined behaviour, which UBSan reported in the fuzz build.
+TEST(ElfImage, AFileWithoutProgramHeadersHasNoSegments) {
+  std::string file(sizeof(Elf64_Ehdr), '\0');
+  auto* header = reinterpret_cast<Elf64_Ehdr*>(file.data());
+  std::memcpy(header->e_ident, ELFMAG, SELFMAG);
+  header->e_ident[EI_CLASS] = ELFCLASS64;
+  header->e_ident[EI_DATA] = ELFDATA2LSB;
+  header->e_phentsize = sizeof(Elf64_Phdr);
+  header->e_phoff = sizeof(Elf64_Ehdr);  // at the end: zero headers fit
+  std::string error;
+  auto image = elf::ElfImage::parse(std::as_bytes(std::span(file)), &error, elf::ElfImage::Sections::Optional);
+  ASSERT_TRUE(image) << error;
+  EXPECT_TRUE(image->segments().empty());
 }
 
 // What a module whose file is another build is named from. The test library has a

@@ -3,10 +3,9 @@
 // with registers the agent already has.
 #pragma once
 
-#include <jni.h>
-
 #include <string>
 
+#include "agent/java/jni/jni.h"
 #include "agent/unwind/registers.h"
 
 namespace nmprof::hotspot {

@@ -6,8 +6,6 @@
 // with AsyncGetCallTrace's one for one, or the sample gets no types at all.
 #pragma once
 
-#include <jni.h>
-
 #include <cstdint>
 #include <string>
 
@@ -15,6 +13,7 @@
 #include "agent/java/hotspot/code_cache.h"
 #include "agent/java/hotspot/java_stack.h"
 #include "agent/java/hotspot/vm_layout.h"
+#include "agent/java/jni/jni.h"
 
 namespace nmprof::hotspot {
 

@@ -1,0 +1,121 @@
+// The writing half of a recording: takes what the sample sink's stripes hold, names
+// the frames of new stacks, and appends the events with the pool entries they need
+// (threads, stacks, methods, attribute values), the modules of new frames and the
+// agent's statistics to the output file, one chunk per process and image. Not
+// thread-safe: the recorder (recorder.h) calls it under its write lock.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "agent/recording/sample_sink.h"
+#include "agent/recording/sample_stripes.h"
+#include "agent/sampling/rate_limit.h"
+#include "agent/stacks/frame_resolver.h"
+#include "agent/writing/jfr_pools.h"
+#include "agent/writing/output_file.h"
+#include "agent/writing/process_info.h"
+#include "formats/jfr/writing/byte_buffer.h"
+#include "formats/jfr/writing/constant_pools.h"
+#include "protocol/agent_options.h"
+
+namespace nmprof {
+
+struct JavaThreadInfo;
+using Settings = std::vector<std::pair<std::string, std::string>>;
+
+class RecordingWriter {
+ public:
+  // `rate`: where the statistics read the range of intervals used.
+  RecordingWriter(SampleSink& sink, FrameResolver& resolver, const RateLimit& rate);
+
+  // A recording into `path_template` (%p, %t expanded for this process), whose
+  // chunks begin with `settings` and `tags`; create_file: write the file now, even
+  // before there is a sample.
+  void configure(const std::string& path_template, const Settings& settings, bool create_file,
+                 const std::vector<Tag>& tags, const std::vector<std::string>& context_attributes);
+  // A new output file (at start, and in a fork child) and generation of the sink.
+  void begin_generation();
+
+  // Takes what every stripe holds: events are appended as they are, new threads and
+  // stacks become pending pool entries; then the sizes of blocks resized in place.
+  // False when a stripe could not be taken before `deadline` (a signal handler does
+  // not wait longer).
+  bool collect(int self, uint64_t deadline = UINT64_MAX);
+  // Writes what the stripes hold; an idle process's file is left alone.
+  void write_collected(int self);
+  // Appends what was collected. defer_unresolved: stacks whose Java frames are not
+  // named yet stay pending. image_ends: the process image's last write (its
+  // statistics say so).
+  void write(uint64_t now, bool defer_unresolved = false, bool image_ends = false);
+  // The recording ends with the process.
+  void write_final(uint64_t now);
+
+  // Names the frames of stack `id` that the resolver names on the sampled path.
+  void name_frames_now(uint32_t id);
+  // In a JVM, for the flusher: the Java methods and threads of what is pending, and
+  // the naming of its Java frames.
+  void unresolved_java_methods(std::vector<uint64_t>& out);
+  void pending_java_threads(std::vector<JavaThreadInfo*>& out);
+  void resolve_java_frames(FrameResolver& java);
+
+  OutputFile& file() { return file_; }
+  uint64_t samples() const { return samples_; }
+  long pid() const { return pid_.load(std::memory_order_relaxed); }
+  // When the last write was (read without the lock).
+  uint64_t last_write() const { return last_write_.load(std::memory_order_relaxed); }
+
+ private:
+  struct ThreadEntry {
+    int tid;
+    std::string os_name;
+    const JavaThreadInfo* java;  // null for threads that are not Java threads
+  };
+
+  void append_prelude();
+  void take_threads(const jfr::ByteBuffer& records);
+  void take_stacks(const jfr::ByteBuffer& ids);
+  void take_values(const jfr::ByteBuffer& ids);
+  void resolve_native_frames(uint32_t id);
+  void write_pending_pools(bool defer_unresolved);
+  bool has_unresolved_frames(uint32_t stack);
+  void append_statistics(uint64_t now, bool image_ends);
+  void append_last(uint64_t now);
+  void append_new_modules();  // nmprof.Module events for modules of newly written frames
+  size_t memory_bytes() const;
+
+  SampleSink& sink_;
+  FrameResolver& resolver_;
+  const RateLimit& rate_;
+  std::atomic<long> pid_{0};
+  std::atomic<uint64_t> last_write_{0};
+  bool create_file_ = false;
+  std::string path_template_;
+  std::string start_time_text_;  // %t: formatted at start, since after fork() the time zone lock may be held
+  Settings settings_;
+  std::vector<Tag> tags_;
+  // The metadata record's body and id, encoded at start for every chunk (a fork
+  // child's too).
+  jfr::ByteBuffer metadata_body_;
+  uint64_t metadata_id_ = 0;
+  ProcessInfo process_;
+  uint64_t samples_ = 0;
+  JfrPools pools_;
+  // What a Java frame is called when it must be written before the flusher named it
+  // (the process ends without the JVM's shutdown, e.g. by a signal).
+  uint32_t unresolved_java_method_ = 0;
+  std::vector<ThreadEntry> threads_;       // by entry - 1
+  std::vector<uint32_t> pending_stacks_;   // to be written with the next append
+  std::vector<uint32_t> pending_threads_;
+  std::vector<uint32_t> pending_values_;   // attribute values, for the java.lang.String pool
+  std::vector<const Module*> new_modules_;  // reused
+  SampleStripes::Stripe taken_;  // a stripe's buffers, swapped out
+  jfr::ConstantPools out_pools_;
+  jfr::ByteBuffer events_;
+  OutputFile file_;
+};
+
+}  // namespace nmprof

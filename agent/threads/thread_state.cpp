@@ -1,0 +1,7 @@
+#include "agent/threads/thread_state.h"
+
+namespace nmprof {
+
+__thread ThreadState t_state __attribute__((tls_model("initial-exec")));
+
+}  // namespace nmprof
