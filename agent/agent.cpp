@@ -315,7 +315,7 @@ void on_libraries_changed(bool deepbind) {
   if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed) || !followed()) return;
   CancellationOff no_cancel;
   AgentGuard guard;
-  g_agent->library_change_lock.lock(static_cast<int>(gettid()));
+  g_agent->library_change_lock.lock(this_thread_id());
   if (g_agent->modules.refresh() && g_agent->modules.has_jvm()) remove_fatal_handlers();
   // A pass when modules were loaded since the last one, whichever call notices them:
   // a dlclose in one thread may be first to see what another thread's dlopen loaded.

@@ -29,6 +29,7 @@
 #include "cli/output_check.h"
 #include "cli/output_writer.h"
 #include "cli/path_check.h"
+#include "cli/profile_signals.h"
 #include "common/safe_file.h"
 #include "cli/recording_merge.h"
 #include "cli/seconds_option.h"
@@ -376,11 +377,9 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
   return summarize(output, options);
 }
 
-// dump and stop: the agent says where its recording is; nmprof copies it out.
-int take_recording(const Session& session, const AttachOptions& options, const std::string& output, bool stop) {
-  auto reply = session.send({stop ? AttachCommand::Stop : AttachCommand::Dump, {}});
-  if (!reply) return fail(kExitFailure, reply.error().message);
-  std::string in_target = value(*reply, "file");
+// Copies out the recording the agent's reply to dump or stop names (`in_target`).
+int deliver_taken(const Session& session, const AttachOptions& options, const std::string& output, bool stop,
+                  const std::string& in_target) {
   std::string recording_path = report::recording_path(output, options.keep_jfr);
   if (std::string stem = recording_stem(session.target(), in_target); !stem.empty()) {
     // With the recordings of the processes the target forked meanwhile.
@@ -401,6 +400,19 @@ int take_recording(const Session& session, const AttachOptions& options, const s
   auto collected = collect(recording->get(), recording_path);
   if (!collected) return fail(kExitFailure, collected.error().message);
   return summarize(output, options);
+}
+
+// dump and stop: the agent says where its recording is; nmprof copies it out. Once the
+// agent has replied, a signal waits until the output is written (Ctrl-C during a
+// stop's collection left the recordings in the target's /tmp, during the conversion
+// to -o x.html a .nmprof-x.jfr beside the output).
+int take_recording(const Session& session, const AttachOptions& options, const std::string& output, bool stop) {
+  auto reply = session.send({stop ? AttachCommand::Stop : AttachCommand::Dump, {}});
+  if (!reply) return fail(kExitFailure, reply.error().message);
+  ProfileSignals signals;
+  int status = deliver_taken(session, options, output, stop, value(*reply, "file"));
+  signals.end_by_held_signal();
+  return status;
 }
 
 int status(const Session& session) {

@@ -35,7 +35,7 @@ std::vector<char*> pointers_to(std::vector<std::string>& strings) {
 }  // namespace
 
 bool run_child(const std::string& path, const std::vector<std::string>& argv, const Environment& overrides,
-               RunSignals& signals, ChildExit* result, std::string* error) {
+               ProfileSignals& signals, ChildExit* result, std::string* error) {
   std::vector<std::string> env = environment_with(overrides);
   std::vector<std::string> args = argv;
   std::vector<char*> envp = pointers_to(env);

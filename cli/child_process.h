@@ -1,13 +1,13 @@
 // Runs the profiled command as a child with inherited stdin/stdout/stderr and a
 // modified environment, forwarding the signals that someone sends to nmprof
-// (run_signals.h).
+// (profile_signals.h).
 #pragma once
 
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "cli/run_signals.h"
+#include "cli/profile_signals.h"
 
 namespace nmprof::cli {
 
@@ -22,6 +22,6 @@ struct ChildExit {
 // Runs `path` with `argv` (argv[0] as the user typed it) to its end. Returns false
 // with *error if it could not be started.
 bool run_child(const std::string& path, const std::vector<std::string>& argv, const Environment& overrides,
-               RunSignals& signals, ChildExit* result, std::string* error);
+               ProfileSignals& signals, ChildExit* result, std::string* error);
 
 }  // namespace nmprof::cli

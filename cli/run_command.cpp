@@ -18,7 +18,7 @@
 #include "cli/path_check.h"
 #include "cli/program_check.h"
 #include "cli/recording_merge.h"
-#include "cli/run_signals.h"
+#include "cli/profile_signals.h"
 #include "cli/report/report_command.h"
 #include "cli/size_option.h"
 #include "cli/staging_directory.h"
@@ -146,7 +146,7 @@ int run_command(const RunOptions& options) {
   ChildExit child;
   Environment env = {{"LD_PRELOAD", appended("LD_PRELOAD", agent_path)},
                      {kOptionsVariable, format_agent_options(agent)}};
-  RunSignals signals;  // until the profile is written
+  ProfileSignals signals;  // until the profile is written
   if (!run_child(program, options.command, env, signals, &child, &error)) {
     staging.remove();
     return fail(kExitCannotRun, error);

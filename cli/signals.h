@@ -2,8 +2,9 @@
 // systemctl, php-fpm's and nginx's reload and reopen signals (USR1, USR2), a
 // terminal's SIGQUIT and SIGWINCH. Their default action would end nmprof and leave
 // its command orphaned, or a recording running in an attached process: `run`
-// forwards them to its command (run_signals.h), `attach` stops its recording
-// cleanly on them (attach_command.cpp). nmprof never dies of SIGPIPE either.
+// forwards them to its command (profile_signals.h), `attach` stops its one-shot
+// recording cleanly on them (attach_command.cpp), and nmprof writes the profile it
+// holds before it ends by them (profile_signals.h). It never dies of SIGPIPE either.
 #pragma once
 
 #include <signal.h>

@@ -54,12 +54,13 @@ uid_t file_system_uid() { return static_cast<uid_t>(setfsuid(static_cast<uid_t>(
 
 // Whether the link owned by `link_owner` in the directory `dir` can only have been
 // put there by us or by whoever owns the directory: it is ours or theirs, or no one
-// else may write the directory. Sticky or not: a directory every user may write
-// without the sticky bit is only more open.
+// else may write the directory (neither every user nor a group: a team's shared
+// directory is as open to its members as /tmp). Sticky or not: a directory others
+// may write without the sticky bit is only more open.
 bool may_follow(int dir, uid_t link_owner) {
   struct stat st;
   if (fstat(dir, &st) != 0) return false;
-  return !(st.st_mode & S_IWOTH) || link_owner == st.st_uid || link_owner == file_system_uid();
+  return !(st.st_mode & (S_IWOTH | S_IWGRP)) || link_owner == st.st_uid || link_owner == file_system_uid();
 }
 
 // The entry `name` of `dir` without following it: a directory (O_DIRECTORY, so that

@@ -297,6 +297,33 @@ def test_a_recording_named_by_a_reply_is_copied_but_never_deleted(nmprof, progra
     assert (tmp_path / "out.jfr").read_bytes() == source.read_bytes()
 
 
+# Ctrl-C during `attach stop -o x.html`, once the agent has given its recording up:
+# nmprof died in the conversion and left .nmprof-x.jfr beside the output, and the
+# recording with it. Now it writes the output, then ends by the signal.
+def test_a_signal_after_the_agents_reply_waits_for_the_output(nmprof, programs, fake_jvm, tmp_path, jvm_users_file):
+    source = tmp_path / "source.jfr"
+    run(nmprof, "run", "--nativemem", "0", "-q", "-o", source, "--", programs.c("live_leak.c"), 2, 40000, check=0)
+    shutil.copy(source, jvm_users_file)
+    fake = fake_jvm("names", jvm_users_file)
+    out, collected = tmp_path / "out.html", tmp_path / ".nmprof-out.jfr"
+    proc = subprocess.Popen([str(nmprof), "attach", str(fake.pid), "stop", "-o", str(out)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        while not collected.exists() and proc.poll() is None:
+            time.sleep(0.0005)
+        assert proc.poll() is None, "the conversion is over before the signal: the test needs a longer one"
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == -signal.SIGINT, stderr
+    assert "nmprof: SIGINT came while the profile is written: nmprof ends once it is written" in stderr
+    assert out.read_text().rstrip().endswith("</html>")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.html", "source.jfr"]
+
+
 def test_a_planted_attach_socket_is_named_not_waited_on(nmprof, jvm):
     t = jvm()
     planted = Path(f"/tmp/.java_pid{t.pid}")

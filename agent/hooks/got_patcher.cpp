@@ -249,7 +249,7 @@ int GotPatcher::visit_module(dl_phdr_info* info, size_t size, void* arg) {
 
 size_t GotPatcher::patch_all(bool deepbind) {
   Pass pass{*this, false, deepbind};
-  lock_.lock(static_cast<int>(gettid()));
+  lock_.lock(this_thread_id());
   dl_iterate_phdr(visit_module, &pass);
   complete_ = pass.unready == 0;
   lock_.unlock();
@@ -260,7 +260,7 @@ size_t GotPatcher::patch_all(bool deepbind) {
 
 size_t GotPatcher::restore_all() {
   Pass pass{*this, true, false};
-  lock_.lock(static_cast<int>(gettid()));
+  lock_.lock(this_thread_id());
   dl_iterate_phdr(visit_module, &pass);
   patched_.count = 0;
   lock_.unlock();

@@ -16,8 +16,6 @@ namespace {
 constexpr size_t kWriteBytes = 256 * 1024;    // a stripe this full asks for a write
 constexpr uint64_t kWriteNanos = 1000000000;  // at most a second of samples is ever unwritten
 
-int current_tid() { return static_cast<int>(gettid()); }
-
 }  // namespace
 
 Recorder::Recorder(FrameResolver& resolver, const RateLimit& rate)
@@ -37,7 +35,7 @@ Recorder::~Recorder() {
 void Recorder::start(const std::string& path_template, const Settings& settings, uint64_t max_tracked,
                      bool create_file, const std::vector<Tag>& tags,
                      const std::vector<std::string>& context_attributes) {
-  int self = current_tid();
+  int self = this_thread_id();
   write_lock_.lock(self);
   writer_.configure(path_template, settings, create_file, tags, context_attributes);
   sink_.set_context_attributes(static_cast<uint32_t>(context_attributes.size()));
@@ -67,7 +65,7 @@ void Recorder::event_added(size_t stripe_bytes, uint64_t now) {
   }
   if (stripe_bytes < kWriteBytes && now - writer_.last_write() < kWriteNanos) return;
   if (background_flush_.load(std::memory_order_relaxed)) return;
-  int self = current_tid();
+  int self = this_thread_id();
   if (!write_lock_.try_lock(self)) return;
   if (recording()) {
     writer_.collect(self);
@@ -102,7 +100,7 @@ void* Recorder::writer_main(void* p) {
   // recorder (and, at exit, the process) go.
   {
     AgentGuard all_of_it_is_ours;
-    int tid = current_tid();
+    int tid = this_thread_id();
     uint64_t threads_checked = monotonic_ticks();
     while (self->writer_thread_.state.load(std::memory_order_acquire) == WriterSignals::kRunning &&
            !self->background_flush_.load(std::memory_order_acquire)) {
@@ -135,7 +133,7 @@ void Recorder::wait_for_work() {
 }
 
 void Recorder::set_background_flush(bool on) {
-  write_lock_.lock(current_tid());
+  write_lock_.lock(this_thread_id());
   background_flush_.store(on, std::memory_order_release);
   write_lock_.unlock();
   // The agent's writer thread sees it and ends.
@@ -144,7 +142,7 @@ void Recorder::set_background_flush(bool on) {
 }
 
 void Recorder::unresolved_java_methods(std::vector<uint64_t>& out) {
-  int self = current_tid();
+  int self = this_thread_id();
   write_lock_.lock(self);
   writer_.collect(self);
   writer_.unresolved_java_methods(out);
@@ -152,7 +150,7 @@ void Recorder::unresolved_java_methods(std::vector<uint64_t>& out) {
 }
 
 void Recorder::pending_java_threads(std::vector<JavaThreadInfo*>& out) {
-  int self = current_tid();
+  int self = this_thread_id();
   write_lock_.lock(self);
   writer_.collect(self);
   writer_.pending_java_threads(out);
@@ -162,7 +160,7 @@ void Recorder::pending_java_threads(std::vector<JavaThreadInfo*>& out) {
 // Events collected after the flusher asked which methods to look up may refer to
 // stacks whose Java frames it has not named: those stay pending (below).
 void Recorder::flush_resolving(FrameResolver& java) {
-  int self = current_tid();
+  int self = this_thread_id();
   write_lock_.lock(self);
   if (recording()) {
     writer_.resolve_java_frames(java);
@@ -172,14 +170,14 @@ void Recorder::flush_resolving(FrameResolver& java) {
 }
 
 void Recorder::open_file_now() {
-  int self = current_tid();
+  int self = this_thread_id();
   write_lock_.lock(self);
   if (recording()) writer_.file().open_now(true);
   write_lock_.unlock();
 }
 
 void Recorder::flush(bool image_ends) {
-  int self = current_tid();
+  int self = this_thread_id();
   write_lock_.lock(self);
   if (recording()) {
     writer_.collect(self);
@@ -191,14 +189,14 @@ void Recorder::flush(bool image_ends) {
 // A PHP request's end: its events go to the file now, since php-fpm kills its
 // workers with SIGTERM at its default action.
 void Recorder::flush_if_pending() {
-  int self = current_tid();
+  int self = this_thread_id();
   write_lock_.lock(self);
   if (recording()) writer_.write_collected(self);
   write_lock_.unlock();
 }
 
 void Recorder::finish() {
-  int self = current_tid();
+  int self = this_thread_id();
   write_lock_.lock(self);
   if (recording()) {
     sink_.set_recording(false);
@@ -210,7 +208,7 @@ void Recorder::finish() {
 }
 
 bool Recorder::flush_from_signal() {
-  int self = current_tid();
+  int self = this_thread_id();
   // Interrupted in the middle of the recorder: its locks, or the arena's (which
   // an addition to the stack table holds while it allocates), are this thread's.
   if (write_lock_.owner() == self || sink_.owned_by(self)) return false;
@@ -231,7 +229,7 @@ bool Recorder::flush_from_signal() {
 }
 
 Recorder::Status Recorder::status() {
-  int self = current_tid();
+  int self = this_thread_id();
   write_lock_.lock(self);
   writer_.collect(self);
   LiveHeap* live = sink_.live();
@@ -244,7 +242,7 @@ Recorder::Status Recorder::status() {
 // The writer finishes its append, and no sampling thread is in the middle of a
 // stripe, a stack addition or the live heap; the arena's lock comes after (agent.cpp).
 void Recorder::before_fork() {
-  int self = current_tid();
+  int self = this_thread_id();
   write_lock_.lock(self);
   sink_.before_fork(self);
 }
@@ -255,7 +253,7 @@ void Recorder::after_fork_in_parent() {
 }
 
 void Recorder::after_fork_in_child() {
-  t_state.tid_ = current_tid();
+  t_state.tid_ = this_thread_id();
   sink_.after_fork();
   // The writer thread did not come along: the child's first sample starts its own.
   writer_thread_.state.store(background_flush_.load(std::memory_order_relaxed) ? WriterSignals::kNone : 0,

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "agent/recording/clock.h"
+#include "agent/safety/spin_lock.h"
 #include "agent/threads/java_thread_info.h"
 #include "agent/threads/thread_context.h"
 #include "agent/writing/default_metadata.h"
@@ -19,8 +20,6 @@ namespace {
 namespace schema = jfr::schema;
 
 using ThreadRecord = SampleSink::ThreadRecord;
-
-int current_tid() { return static_cast<int>(gettid()); }
 
 }  // namespace
 
@@ -66,7 +65,7 @@ void RecordingWriter::begin_generation() {
   uint64_t key_base = static_cast<uint64_t>(file_.earlier_images() % 1024) << 54 |
                       static_cast<uint64_t>(process_.pid) << 32;
   resolver_.forget_modules();
-  int self = current_tid();
+  int self = this_thread_id();
   sink_.stripes().reset(generation, self);
   threads_.clear();
   events_.clear();

@@ -4,10 +4,15 @@
 #pragma once
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <atomic>
 
 namespace nmprof {
+
+// The id a SpinLock records for the calling thread (gettid: a system call, so
+// callers on the sampled path pass the id their thread state keeps).
+inline int this_thread_id() { return static_cast<int>(gettid()); }
 
 class SpinLock {
  public:

@@ -209,8 +209,8 @@ TEST_F(SafeFile, LinksOfOursOnTheWayAreFollowedAsTheKernelWould) {
 }
 
 // A link another user put in a directory every user may write (/tmp/report -> a
-// directory of root's) is not followed, whatever fs.protected_symlinks says; one of
-// the directory's owner, or in a directory only its owner writes, is.
+// directory of root's), or a group, is not followed, whatever fs.protected_symlinks
+// says; one of the directory's owner, or in a directory only its owner writes, is.
 TEST_F(SafeFile, LinksOthersMayHavePlantedOnTheWayAreRefused) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root, to make a link of another user";
   ASSERT_EQ(mkdir(at("target").c_str(), 0700), 0);
@@ -221,6 +221,8 @@ TEST_F(SafeFile, LinksOthersMayHavePlantedOnTheWayAreRefused) {
   EXPECT_EQ(parent_of(at("planted/x")).error, kUntrustedLink);
   EXPECT_EQ(parent_of(at("planted/../x")).error, kUntrustedLink);
   chmod(path_.c_str(), 0777);  // not sticky: only more open
+  EXPECT_EQ(parent_of(at("planted/x")).error, kUntrustedLink);
+  chmod(path_.c_str(), 02775);  // a group's shared directory: its members may plant links
   EXPECT_EQ(parent_of(at("planted/x")).error, kUntrustedLink);
   chmod(path_.c_str(), 01777);
   ASSERT_EQ(chown(path_.c_str(), 12345, 12345), 0);  // the directory's owner's link

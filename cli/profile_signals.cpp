@@ -1,4 +1,4 @@
-#include "cli/run_signals.h"
+#include "cli/profile_signals.h"
 
 #include <string.h>  // sigabbrev_np
 #include <sys/resource.h>
@@ -41,7 +41,7 @@ void on_signal(int signo, siginfo_t* info, void*) {
 
 }  // namespace
 
-RunSignals::RunSignals() {
+ProfileSignals::ProfileSignals() {
   struct sigaction ours = {};
   ours.sa_sigaction = on_signal;
   ours.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -56,22 +56,22 @@ RunSignals::RunSignals() {
   sigprocmask(SIG_BLOCK, nullptr, &previous_mask_);
 }
 
-RunSignals::~RunSignals() {
+ProfileSignals::~ProfileSignals() {
   for (size_t i = 0; i < std::size(kForwardedSignals); i++) sigaction(kForwardedSignals[i], &previous_[i], nullptr);
 }
 
-void RunSignals::block() const { sigprocmask(SIG_BLOCK, &forwarded_, nullptr); }
+void ProfileSignals::block() const { sigprocmask(SIG_BLOCK, &forwarded_, nullptr); }
 
-void RunSignals::unblock() const { sigprocmask(SIG_SETMASK, &previous_mask_, nullptr); }
+void ProfileSignals::unblock() const { sigprocmask(SIG_SETMASK, &previous_mask_, nullptr); }
 
-void RunSignals::restore_in_child() const {
+void ProfileSignals::restore_in_child() const {
   for (size_t i = 0; i < std::size(kForwardedSignals); i++) sigaction(kForwardedSignals[i], &previous_[i], nullptr);
   unblock();
 }
 
-void RunSignals::set_command(pid_t pid) { g_command = pid; }
+void ProfileSignals::set_command(pid_t pid) { g_command = pid; }
 
-void RunSignals::end_by_held_signal() const {
+void ProfileSignals::end_by_held_signal() const {
   int signo = g_held;
   if (signo == 0) return;
   std::cout.flush();
