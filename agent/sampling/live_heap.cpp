@@ -179,7 +179,9 @@ bool LiveHeap::insert(const Block& block, int self) {
   s.add_live(static_cast<double>(block.weight) * static_cast<double>(block.size));
   s.lock.unlock();
   // Hashes spread blocks evenly over the shards: this one's count tells the total.
-  const Filter* f = __atomic_load_n(&filter_, __ATOMIC_RELAXED);
+  // Acquire: another thread may just have published a bigger filter (TSan saw its
+  // shift read before grow_filter's writes were visible).
+  const Filter* f = __atomic_load_n(&filter_, __ATOMIC_ACQUIRE);
   if (count * kShards * kBucketsPerBlock > f->buckets() && 64 - f->shift < kMaxFilterBits) grow_filter(self, f);
   return true;
 }
