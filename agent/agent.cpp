@@ -61,25 +61,30 @@ Agent* g_agent = nullptr;
 // The thread in fork() between its prepare and child handlers (0: none).
 std::atomic<int> g_forking_thread{0};
 
+// The sample weight of `added` bytes, 0 for none (LiveHeap::resized_weight).
+float weight_of_added(const ThreadState& t, size_t added) { return added ? Sampler::weight(t, added) : 0.0f; }
+
 void record_sample(ThreadState& t, const unwind::Registers& caller, void* p, size_t size, size_t before,
-                   size_t counted, jfr::schema::AllocatorKey allocator) {
+                   size_t counted, float tracked, jfr::schema::AllocatorKey allocator) {
   ThreadScratch* scratch = ThreadScratch::of_this_thread(g_agent->options.stack_depth);
   if (!scratch) return;
   CallStack stack{scratch->frames(), scratch->depth()};
   NativeWalkEnd end = g_agent->capture.capture(t, caller, stack, scratch->walk_pcs());
   for (Runtime* runtime : g_agent->runtimes) runtime->append_frames(t, end, stack, *scratch);
   // Allocated: what the call added (a realloc's growth); live: the whole block, with
-  // the odds of the bytes it has been counted by.
-  g_agent->recorder.record_allocation(t, stack, reinterpret_cast<uintptr_t>(p), size,
-                                      Sampler::weight(t, growth(before, size)), allocator, before,
-                                      Sampler::weight(t, counted ? counted : size));
+  // the odds of the bytes it has been counted by, or, tracked already, its odds then
+  // or those of this sample.
+  float weight = Sampler::weight(t, growth(before, size));
+  float live = Sampler::weight(t, counted ? counted : size);
+  if (tracked) live = LiveHeap::resized_weight(tracked, weight_of_added(t, growth(before, size)), live);
+  g_agent->recorder.record_allocation(t, stack, reinterpret_cast<uintptr_t>(p), size, weight, allocator, before, live);
 }
 
 __attribute__((noinline)) void record_guarded_sample(ThreadState& t, const unwind::Registers& caller, void* p,
-                                                     size_t size, size_t before, size_t counted,
+                                                     size_t size, size_t before, size_t counted, float tracked,
                                                      jfr::schema::AllocatorKey allocator) {
   AgentGuard guard;
-  record_sample(t, caller, p, size, before, counted, allocator);
+  record_sample(t, caller, p, size, before, counted, tracked, allocator);
   // Before the next countdown is drawn, so that it is drawn with the new interval.
   if (g_agent->rate.active()) Sampler::set_interval(g_agent->rate.on_sample(monotonic_ticks()));
 }
@@ -205,7 +210,7 @@ bool create_agent(AgentMode mode) {
 // is unwound straight through it (cancellation_off.h), and the cancellation put off
 // while it samples is acted on once the sample is taken.
 void* on_sampled_allocation(void* p, size_t size, jfr::schema::AllocatorKey allocator, size_t before,
-                            size_t counted) {
+                            size_t counted, float tracked) {
   ThreadState& t = t_state;
   if (!adds_bytes(before, size) || !Sampler::confirm(t, growth(before, size))) return p;
   if (p && g_agent && g_agent->recording.load(std::memory_order_relaxed) && followed()) {
@@ -213,7 +218,7 @@ void* on_sampled_allocation(void* p, size_t size, jfr::schema::AllocatorKey allo
     unwind::Registers caller{frame[1], reinterpret_cast<uintptr_t>(frame + 2), frame[0]};
     int cancel_state;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-    record_guarded_sample(t, caller, p, size, before, counted, allocator);
+    record_guarded_sample(t, caller, p, size, before, counted, tracked, allocator);
     restore_cancellation(cancel_state);
   }
   Sampler::restart(t);
@@ -284,9 +289,9 @@ void settle_taken_block(const TakenBlock& taken, bool freed) {
   restore_cancellation(cancel_state);
 }
 
-void move_taken_block(const TakenBlock& taken, void* to, size_t size, size_t counted) {
+void move_taken_block(const TakenBlock& taken, void* to, size_t size, size_t added, size_t counted) {
   ThreadState& t = t_state;
-  float weight = Sampler::weight(t, counted);
+  float weight = LiveHeap::resized_weight(taken.block.weight, weight_of_added(t, added), Sampler::weight(t, counted));
   bool stays = stays_tracked(t, taken, weight);
   if (stays && reinterpret_cast<uintptr_t>(to) == taken.block.address)
     return g_agent->recorder.move_block(t, taken.block, taken.taken_at, taken.block.address, size, weight);
@@ -296,11 +301,12 @@ void move_taken_block(const TakenBlock& taken, void* to, size_t size, size_t cou
   restore_cancellation(cancel_state);
 }
 
-bool grow_in_place(void* p, size_t size, size_t counted) {
+bool grow_in_place(void* p, size_t size, size_t added, size_t counted) {
   if (!g_agent || !followed()) return true;  // as take_tracked_block: nothing tracked
   ThreadState& t = t_state;
   if (leftovers_born_before(t)) return false;
-  return g_agent->recorder.grow_block(t, reinterpret_cast<uintptr_t>(p), size, Sampler::weight(t, counted));
+  return g_agent->recorder.grow_block(t, reinterpret_cast<uintptr_t>(p), size, weight_of_added(t, added),
+                                      Sampler::weight(t, counted));
 }
 
 void on_tracked_free(void* p) {

@@ -129,6 +129,17 @@ def test_blocks_shrunk_by_realloc_are_live_at_their_size(nmprof, programs, tmp_p
     assert abs(live - held) <= sampling_error_bound(size, count, 4096), (live, held)
 
 
+@ALLOCATORS
+def test_blocks_grown_within_their_usable_size_are_live_at_their_size(nmprof, programs, tmp_path, library):
+    """200,000 blocks of malloc(1) reallocated to 24 bytes, which glibc's block of 1
+    byte already has (usable 24): the realloc adds nothing, and a block is tracked
+    with the odds malloc's 1 byte gave it. Before, a tracked block took the weight of
+    its 24 usable bytes, and live was 24 times too little (found by hostile testing)."""
+    count, start, size = 200000, 1, 24
+    held, _, live = resized_blocks(nmprof, programs, tmp_path, library, count, start, size, size, interval="1k")
+    assert abs(live - held) <= sampling_error_bound(start, count, 1024) * size, (live, held)
+
+
 def test_reallocs_that_add_nothing_are_not_samples(nmprof, programs, tmp_path):
     """With every allocation sampled, one block of 64 KiB shrunk 4 KiB at a time to
     1 KiB is one allocation of 64 KiB (before: 17, the 16 shrinks as allocations of

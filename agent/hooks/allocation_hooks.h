@@ -41,9 +41,10 @@ struct CallocHook {
 // allocator counts, see counted_from) to `size`, it counts size - before, and is
 // sampled as an allocation of that many bytes would be; shrinking, it counts nothing
 // and is never sampled. A sample still records the whole block, with the weight a
-// block has in the live view: a block resized by reallocs has been counted, over its
-// life, by about its usable size (counted_over_life), so it is tracked with the odds
-// of a block of that size.
+// block has in the live view: one over its odds of being tracked. A block found
+// untracked has been counted, over its life, by at most its usable size before the
+// call plus what the call added (counted_over_life); a tracked block's odds go on
+// from its own weight (LiveHeap::resized_weight).
 // block_size(p): the usable size of a block of the realloc's allocator (0: unknown).
 template <typename BlockSize>
 __attribute__((always_inline)) inline void* count_growth(void* p, size_t usable_before, size_t size,
@@ -72,19 +73,21 @@ __attribute__((noinline)) void* realloc_tracked(void* old, size_t usable_before,
   size_t usable_after = p ? block_size(p) : 0;
   size_t before = p ? counted_from(usable_before, usable_after, size) : size;
   size_t counted = counted_over_life(usable_before, usable_after, before, size);
-  bool sampled = p && adds_bytes(before, size) && Sampler::countdown(growth(before, size)) &&
-                 Sampler::confirm(t_state, growth(before, size));
+  size_t added = growth(before, size);
+  bool sampled = p && adds_bytes(before, size) && Sampler::countdown(added) && Sampler::confirm(t_state, added);
   if constexpr (kOwnHeap) {
-    if (p == old && !sampled && counted && usable_after >= usable_before && grow_in_place(p, size, counted)) return p;
+    if (p == old && !sampled && counted && usable_after >= usable_before && grow_in_place(p, size, added, counted))
+      return p;
     was_tracked = take_tracked_block(old, &taken);
   }
   if (was_tracked) {
     if (p && !sampled && counted)
-      move_taken_block(taken, p, size, counted);
+      move_taken_block(taken, p, size, added, counted);
     else
       settle_taken_block(taken, p != nullptr || size == 0);
   }
-  return sampled ? on_sampled_allocation(p, size, allocator, before, counted) : p;
+  if (!sampled) return p;
+  return on_sampled_allocation(p, size, allocator, before, counted, was_tracked && counted ? taken.block.weight : 0);
 }
 
 template <int K>

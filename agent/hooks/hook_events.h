@@ -13,10 +13,11 @@ namespace nmprof {
 // An allocation whose countdown crossed zero (p may be null if it failed), made by
 // `allocator`. A realloc's block had `before` bytes: its countdown counted only the
 // growth, and its block has been counted by `counted` bytes over its life (0: its
-// size; see counted_over_life and allocation_hooks.h). Returns p, so that hooks can
-// tail-call it.
+// size; see counted_over_life and allocation_hooks.h). `tracked`: the weight the
+// block had if it was tracked (0: it was not), which its live weight goes on from
+// (LiveHeap::resized_weight). Returns p, so that hooks can tail-call it.
 void* on_sampled_allocation(void* p, size_t size, jfr::schema::AllocatorKey allocator, size_t before = 0,
-                            size_t counted = 0);
+                            size_t counted = 0, float tracked = 0);
 // What a call that left a block of `before` bytes with `size` bytes allocated.
 inline size_t growth(size_t before, size_t size) { return size > before ? size - before : 0; }
 // The size a realloc to `size` is counted from, given its block's usable sizes before
@@ -29,11 +30,13 @@ inline size_t counted_from(size_t usable_before, size_t usable_after, size_t siz
   return added < size ? size - added : 0;
 }
 // The bytes a block resized to `size` (counted from `before`) has been counted by over
-// its life: what it had been counted by, its usable size before the call, plus what
-// the call added, at most its usable size after. A block is tracked with the odds of
-// a sample of that many bytes, so its live weight is that of a block of this size.
-// 0 when its allocator's sizes are unknown: the realloc is then followed as a free
-// and a new allocation of `size` bytes, tracked with the odds of that size.
+// its life, as far as a realloc can tell for a block it finds untracked: its usable
+// size before the call (at least what malloc counted), plus what the call added, at
+// most its usable size after. A block this realloc samples is tracked with the odds
+// of a sample of that many bytes; a tracked block goes on from its own weight
+// (LiveHeap::resized_weight). 0 when its allocator's sizes are unknown: the realloc
+// is then followed as a free and a new allocation of `size` bytes, tracked with the
+// odds of that size.
 inline size_t counted_over_life(size_t usable_before, size_t usable_after, size_t before, size_t size) {
   if (usable_after == 0) return 0;
   size_t counted = usable_before + growth(before, size);
@@ -55,15 +58,17 @@ void on_tracked_free(void* p);
 // it failed with a non-zero size), which puts it back or records its free.
 bool take_tracked_block(void* p, TakenBlock* out);
 void settle_taken_block(const TakenBlock& taken, bool freed);
-// realloc, not sampled, moved or resized the block: it stays tracked at `to` with its
-// new size and the live weight of `counted` bytes (counted_over_life), or, counted
-// by fewer bytes than before, only with the odds of that weight against its old one.
-void move_taken_block(const TakenBlock& taken, void* to, size_t size, size_t counted);
+// realloc, not sampled, moved or resized the block, adding `added` bytes to what it
+// was counted by: it stays tracked at `to` with its new size and the live weight
+// LiveHeap::resized_weight gives (the odds of a block of `counted` bytes when it added
+// nothing), or, given fewer odds than it had, only with those odds against its old ones.
+void move_taken_block(const TakenBlock& taken, void* to, size_t size, size_t added, size_t counted);
 // realloc in a heap no other thread allocates from (ZendMM's), after the call: p,
-// tracked or not, grew where it was to `size` bytes, counted by `counted` over its
-// life. False when it must be taken and moved instead (a runtime's shutdown, whose
-// leftovers stay as they were; a block whose weight would grow).
-bool grow_in_place(void* p, size_t size, size_t counted);
+// tracked or not, grew where it was to `size` bytes, adding `added` to what it was
+// counted by (`counted` over its life). False when it must be taken and moved instead
+// (a runtime's shutdown, whose leftovers stay as they were; a block whose weight would
+// grow).
+bool grow_in_place(void* p, size_t size, size_t added, size_t counted);
 
 // dlopen/dlmopen/dlclose returned: the set of loaded libraries may have changed.
 // deepbind: a dlopen with RTLD_DEEPBIND.

@@ -88,8 +88,8 @@ class Recorder : private SampleSink::Drain {
   }
   // A realloc in a heap only this thread allocates from grew the block at `address`
   // (tracked or not) where it was: see LiveHeap::grow. False: take it instead.
-  bool grow_block(ThreadState& t, uintptr_t address, uint64_t size, float live_weight) {
-    return sink_.grow_block(t, address, size, live_weight);
+  bool grow_block(ThreadState& t, uintptr_t address, uint64_t size, float added, float resized) {
+    return sink_.grow_block(t, address, size, added, resized);
   }
 
   // Appends everything recorded so far to the file. image_ends: the process image is

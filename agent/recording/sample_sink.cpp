@@ -202,10 +202,10 @@ void SampleSink::move_block(ThreadState& t, const LiveHeap::Block& block, uint64
   live->insert(moved, t.id());
 }
 
-bool SampleSink::grow_block(ThreadState& t, uintptr_t address, uint64_t size, float live_weight) {
+bool SampleSink::grow_block(ThreadState& t, uintptr_t address, uint64_t size, float added, float resized) {
   LiveHeap* live = live_.load(std::memory_order_acquire);
   if (!live || !recording()) return true;  // nothing tracked
-  return live->grow(address, size, live_weight, monotonic_ticks(), t.id());
+  return live->grow(address, size, added, resized, monotonic_ticks(), t.id());
 }
 
 void SampleSink::record_free(ThreadState& t, uintptr_t address, uint64_t kept_if_born_before) {

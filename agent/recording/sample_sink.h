@@ -60,7 +60,8 @@ class SampleSink {
                     uint64_t kept_if_born_before);
   void move_block(ThreadState& t, const LiveHeap::Block& block, uint64_t taken_at, uintptr_t to, uint64_t size,
                   float live_weight);
-  bool grow_block(ThreadState& t, uintptr_t address, uint64_t size, float live_weight);
+  // added, resized: as LiveHeap::resized_weight takes them.
+  bool grow_block(ThreadState& t, uintptr_t address, uint64_t size, float added, float resized);
   // The writer's, before each write: the blocks reallocs resized in place since the
   // last one (move_block) are moved to where they are, with their size now, as of
   // their last resize (a Free event each, of no thread, appended to `events`).

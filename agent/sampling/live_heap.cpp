@@ -224,9 +224,10 @@ bool LiveHeap::resize_taken(uintptr_t address, uint64_t size, float weight, uint
   return change_block(address, self, self, [&](Shard& s, size_t i) { resize_slot(s, i, size, weight, at); });
 }
 
-bool LiveHeap::grow(uintptr_t address, uint64_t size, float weight, uint64_t at, int self) {
+bool LiveHeap::grow(uintptr_t address, uint64_t size, float added, float resized, uint64_t at, int self) {
   bool heavier = false;
   change_block(address, 0, self, [&](Shard& s, size_t i) {
+    float weight = resized_weight(s.table[i].weight, added, resized);
     heavier = weight > s.table[i].weight;
     if (!heavier) resize_slot(s, i, size, weight, at);
   });

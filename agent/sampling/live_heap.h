@@ -70,9 +70,25 @@ class LiveHeap {
   bool remove_taken(uintptr_t address, int self);
   // A realloc that grew the block at `address` where it was, in a heap no other thread
   // allocates from (nothing could take its address meanwhile): resized as
-  // resize_taken() does, without taking it first. False when its weight would grow
-  // (then take it: a block that lost weight keeps its tracking only with odds).
-  bool grow(uintptr_t address, uint64_t size, float weight, uint64_t at, int self);
+  // resize_taken() does, without taking it first, to the weight resized_weight() gives.
+  // False when its weight would grow (then take it: a block that lost weight keeps
+  // its tracking only with odds).
+  bool grow(uintptr_t address, uint64_t size, float added, float resized, uint64_t at, int self);
+
+  // The live weight of a tracked block of weight `tracked` (one over its odds of being
+  // tracked) after a realloc. One that added bytes of sample weight `added` leaves it
+  // tracked if it was, or if those bytes were sampled: its odds are then
+  // 1 - (1 - 1/tracked)(1 - 1/added). One that added nothing (added = 0: it shrank, or
+  // grew within its usable size) leaves its odds as they were, unless a block of its
+  // new size (weight `resized`) would have fewer: it is then kept with the odds of
+  // that weight against its old one (the caller draws them) and weighs `resized`.
+  // Weighing a block by its usable size alone undercounted one that malloc counted by
+  // fewer bytes: malloc(1) then realloc to 24 bytes weighed 24 times too little.
+  static float resized_weight(float tracked, float added, float resized) {
+    if (added == 0) return tracked > resized ? tracked : resized;
+    double missed = (1.0 - 1.0 / static_cast<double>(tracked)) * (1.0 - 1.0 / static_cast<double>(added));
+    return static_cast<float>(1.0 / (1.0 - missed));
+  }
   // After fork() in the child, or at a restart: the blocks are not the new file's to
   // report. Each shard is cleared under its lock: a realloc or free that began before
   // a restart may still be looking at it.

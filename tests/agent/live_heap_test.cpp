@@ -198,15 +198,28 @@ TEST_F(LiveHeapTest, ATakenBlockPutBackOrResizedIsEveryThreadsAgain) {
   EXPECT_EQ(out.taken_by, 0);
 }
 
+// A tracked block's weight after a realloc is one over its odds of being tracked:
+// tracked already, or sampled for what the realloc added. Adding nothing, it keeps
+// its odds (malloc(1), then realloc to the 24 bytes the block had: weighed by its 24
+// usable bytes, it counted 24 times too little), unless its new size's are fewer.
+TEST(LiveHeapWeights, ATrackedBlockKeepsItsOddsAndGainsThoseOfWhatItAdds) {
+  EXPECT_FLOAT_EQ(LiveHeap::resized_weight(2.0f, 3.0f, 1.0f), 1.5f);
+  EXPECT_FLOAT_EQ(LiveHeap::resized_weight(1.0f, 50.0f, 60.0f), 1.0f);  // always tracked stays so
+  EXPECT_FLOAT_EQ(LiveHeap::resized_weight(4000.0f, 1.0f, 1.0f), 1.0f);  // a growth always sampled
+  EXPECT_FLOAT_EQ(LiveHeap::resized_weight(16384.5f, 0.0f, 683.2f), 16384.5f);
+  EXPECT_FLOAT_EQ(LiveHeap::resized_weight(2.0f, 0.0f, 8.0f), 8.0f);  // shrunk: thinned to its new odds
+}
+
 // A block grown in place in a heap of one thread is resized without being taken;
 // one whose weight would grow is left for the caller to take (the odds rule).
 TEST_F(LiveHeapTest, AGrownBlockIsResizedInOneLookUpUnlessItWouldWeighMore) {
   ASSERT_TRUE(heap.insert(block(0x1000, 64, 2.0f), kSelf));
-  EXPECT_TRUE(heap.grow(0x1000, 640, 1.5f, 9, kSelf));
+  // Tracked with odds 1/2, grown by bytes sampled with odds 1/3: 1 - 1/2 * 2/3.
+  EXPECT_TRUE(heap.grow(0x1000, 640, 3.0f, 1.25f, 9, kSelf));
   EXPECT_DOUBLE_EQ(heap.live_bytes(), 1.5 * 640);
-  EXPECT_FALSE(heap.grow(0x1000, 6400, 1.75f, 10, kSelf));  // heavier: unchanged
+  EXPECT_FALSE(heap.grow(0x1000, 6400, 0.0f, 1.75f, 10, kSelf));  // heavier: unchanged
   EXPECT_DOUBLE_EQ(heap.live_bytes(), 1.5 * 640);
-  EXPECT_TRUE(heap.grow(0x2000, 640, 1.0f, 11, kSelf));  // not tracked: nothing to do
+  EXPECT_TRUE(heap.grow(0x2000, 640, 1.0f, 1.0f, 11, kSelf));  // not tracked: nothing to do
   EXPECT_EQ(heap.blocks(), 1u);
   std::unordered_map<uintptr_t, uint64_t> visited;
   heap.take_resized(kSelf, [&](const LiveHeap::Block& b) { visited[b.address] = b.resized_at; });
