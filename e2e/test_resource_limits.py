@@ -123,6 +123,25 @@ def test_a_full_disk_stops_the_file_leaving_the_host_room(programs):
         assert shutil.disk_usage(disk).free > 0
 
 
+def test_a_first_append_larger_than_the_disk_leaves_a_recording_that_says_so(nmprof, programs):
+    # 100,000 distinct stacks allocated in the first second: the first append (their
+    # pools, megabytes) does not fit on a 1 MiB disk. The process's description is
+    # written first, in an append of its own: the recording says whose it is and why
+    # it has no samples. Before, it held metadata alone, which `report` refused ("no
+    # allocation events") while `run` said the profile was written (hostile testing).
+    with tmpfs("size=1m") as disk:
+        out = disk / "full.jfr"
+        env = dict(os.environ, LD_PRELOAD=str(agent()), NMPROF_OPTIONS=f"nativemem=0,file={out}")
+        program = programs.c("../../bench/many_stacks.c")
+        result = subprocess.run([str(program), "100000", "1"], env=env, capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        assert "the disk was nearly full" in result.stderr, result.stderr
+        assert [e["values"]["commandLine"] for e in jfr_events(out, "nmprof.Process")] == [f"{program} 100000 1"]
+        assert stopped_growing(out) == 2
+        report = run(nmprof, "report", out)
+        assert "Nothing was sampled before the recording stopped (the disk was nearly full)" in report.stdout
+
+
 def test_a_program_in_a_read_only_working_directory_runs_and_is_recorded(nmprof, programs, tmp_path):
     # -o relative to where nmprof runs; the program works in a directory it cannot
     # write: its recording still goes where nmprof said.

@@ -80,6 +80,7 @@ void RecordingWriter::begin_generation() {
 }
 
 void RecordingWriter::append_prelude() {
+  prelude_events_.clear();
   for (int i = 0; i < schema::kFrameTypeCount; i++) {
     auto& entry = out_pools_.add_entry(schema::kFrameType);
     entry.put_varint(static_cast<uint64_t>(i));
@@ -101,7 +102,7 @@ void RecordingWriter::append_prelude() {
   body.put_string(process_.host);
   body.put_varint(static_cast<uint64_t>(process_.start_millis));
   body.put_string(NMPROF_VERSION);
-  jfr::append_record(events_, body.data(), body.size());
+  jfr::append_record(prelude_events_, body.data(), body.size());
   for (const auto& [name, value] : settings_) {
     body.clear();
     body.put_varint(schema::kSettingEvent);
@@ -110,7 +111,7 @@ void RecordingWriter::append_prelude() {
     body.put_varint(schema::kMallocEvent);
     body.put_string(name);
     body.put_string(value);
-    jfr::append_record(events_, body.data(), body.size());
+    jfr::append_record(prelude_events_, body.data(), body.size());
   }
   for (const auto& [key, value] : tags_) {
     body.clear();
@@ -118,14 +119,14 @@ void RecordingWriter::append_prelude() {
     body.put_varint(now);
     body.put_string(key);
     body.put_string(value);
-    jfr::append_record(events_, body.data(), body.size());
+    jfr::append_record(prelude_events_, body.data(), body.size());
   }
 }
 
 // Writes what the stripes hold; an idle process's file is left alone.
 void RecordingWriter::write_collected(int self) {
   collect(self);
-  if (!events_.empty() || !pending_threads_.empty()) write(monotonic_ticks());
+  if (!events_.empty() || !pending_threads_.empty() || !prelude_events_.empty()) write(monotonic_ticks());
 }
 
 // Takes what every stripe holds: events are appended as they are, new threads and
@@ -336,6 +337,11 @@ void RecordingWriter::append_last(uint64_t now) {
 void RecordingWriter::write(uint64_t now, bool defer_unresolved, bool image_ends) {
   // A process that recorded nothing leaves no file (unless asked for one).
   if (!file_.opened() && samples_ == 0 && !create_file_) return;
+  if (!prelude_events_.empty()) {
+    file_.append(out_pools_, prelude_events_, now);  // its frame types and allocators too
+    out_pools_.clear();
+    prelude_events_.clear();
+  }
   write_pending_pools(defer_unresolved);
   append_statistics(now, image_ends);
   if (!file_.append(out_pools_, events_, now) && file_.stopped_growing() != jfr::schema::kGrowing) append_last(now);

@@ -115,6 +115,12 @@ class RecordingWriter {
   SampleStripes::Stripe taken_;  // a stripe's buffers, swapped out
   jfr::ConstantPools out_pools_;
   jfr::ByteBuffer events_;
+  // The process's description (its Process, setting and tag events), made when its
+  // recording begins and written before anything else, in an append of its own: a
+  // first append too large for what is left of the disk (a second of deep stacks)
+  // then leaves a recording that says whose it is and why it has no samples. Empty
+  // once written.
+  jfr::ByteBuffer prelude_events_;
   OutputFile file_;
 };
 
