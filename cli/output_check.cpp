@@ -5,11 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include "cli/invoking_user.h"
 #include "cli/output_writer.h"
+#include "cli/report/report_command.h"
 #include "common/safe_file.h"
 
 namespace nmprof::cli {
@@ -57,12 +59,17 @@ bool check_output(const std::string& output, std::string* error) {
     return false;
   }
   long name_max = fpathconf(dir, _PC_NAME_MAX);
-  size_t name_length = strlen(name);
+  // A converted format (x.html) is made from a recording nmprof writes beside it,
+  // .nmprof-x.jfr: a longer name, which must fit too.
+  std::string recording = report::recording_path(output, false);
+  size_t slash = recording.rfind('/');
+  size_t name_length = std::max(strlen(name), slash == std::string::npos ? recording.size() : recording.size() - slash - 1);
   struct stat st {};
   bool exists = fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
   int probed = probe_directory(dir);
   if (name_max > 0 && name_length > static_cast<size_t>(name_max)) {
-    *error = "cannot write " + output + ": file name too long (" + std::to_string(name_length) + " bytes, at most " +
+    *error = "cannot write " + output + ": file name too long (" + std::to_string(name_length) + " bytes" +
+             (name_length > strlen(name) ? " with the .nmprof-*.jfr made beside it" : "") + ", at most " +
              std::to_string(name_max) + " here)";
   } else if (output.size() + kStagingPathRoom >= PATH_MAX) {
     *error = "cannot write " + output + ": path too long (" + std::to_string(output.size()) + " bytes, at most " +

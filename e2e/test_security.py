@@ -427,6 +427,16 @@ def test_output_names_are_checked_before_the_command_starts(nmprof, programs, tm
     longest = tmp_path / ("c" * 251)
     run(nmprof, "run", "-q", "--nativemem", "0", "-o", longest, "--", programs.c("alloc_sites.c"), check=0)
     assert longest.is_file()
+    # A converted output is made from .nmprof-NAME.jfr beside it: 246 bytes of stem
+    # fit in .html but not in that name (the run failed after the command, hostile
+    # testing); the longest that fits works.
+    for suffix in [".html", ".pb.gz"]:
+        result = run(nmprof, "run", "-o", tmp_path / ("e" * 246 + suffix), "--", "touch", marker)
+        one_line_error(result, "file name too long", "with the .nmprof-*.jfr made beside it")
+        assert not marker.exists()
+    converted = tmp_path / ("f" * 242 + ".html")
+    run(nmprof, "run", "-q", "--nativemem", "0", "-o", converted, "--", programs.c("alloc_sites.c"), check=0)
+    assert converted.is_file()
 
 
 # Finding 6: a FIFO at the output path is refused at once, never opened.
