@@ -82,6 +82,25 @@ def test_linked_allocator(nmprof, tmp_path, library):
     assert_same_output_and_recorded(nmprof, tmp_path, [churn, 4, 20000], "work")
 
 
+# A launcher that preloads its allocator for the program it execs (export LD_PRELOAD=
+# ...; exec app, or env LD_PRELOAD=... app), or execs it with an environment of its
+# own: the exec hooks put the agent back into the program's environment. Before, the
+# recording held the launcher alone, without a word (hostile testing).
+@pytest.mark.parametrize("launcher", ["export", "env", "env -i"])
+def test_a_launcher_that_replaces_the_environment_keeps_the_agent(nmprof, programs, tmp_path, launcher):
+    program, jemalloc = programs.c("churn.c"), allocator(JEMALLOC)
+    if launcher == "export":
+        command = ["sh", "-c", f'export LD_PRELOAD={jemalloc}; exec "$0" 4 20000', program]
+    else:
+        command = [*launcher.split(), f"LD_PRELOAD={jemalloc}", program, 4, 20000]
+    result, out = profiled(nmprof, tmp_path, command)
+    assert result.returncode == 0, result.stderr
+    report = report_json(nmprof, out, "--top", "1000")
+    functions = {f["function"] for s in report["stacks"] for f in s["frames"]}
+    assert "work" in functions, sorted(functions)
+    assert any(Path(p["executable"]).name == "churn" for p in report["processes"]), report["processes"]
+
+
 def got_tracer_calls(stderr):
     """The most calls one process reported (a preloaded tracer is in nmprof itself too)."""
     counts = [int(line.split()[1]) for line in stderr.splitlines() if line.startswith("got_tracer: ")]

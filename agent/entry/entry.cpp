@@ -9,40 +9,35 @@
 #include <cstring>
 
 #include "agent/agent.h"
+#include "agent/hooks/exec_environment.h"
 #include "agent/log.h"
 #include "agent/threads/thread_state.h"
 
 namespace {
 
-// True when LD_PRELOAD names this library (by its file name, as ld.so may have
-// found it through a search path): then the loader is starting the program.
-bool preloaded() {
+// This library's path, when LD_PRELOAD names it (by its file name, as ld.so may have
+// found it through a search path): then the loader is starting the program. Null
+// when it does not.
+const char* preloaded_path() {
   Dl_info self{};
   const char* preload = getenv("LD_PRELOAD");
-  if (!preload || !dladdr(reinterpret_cast<void*>(&preloaded), &self) || !self.dli_fname) return false;
+  if (!preload || !dladdr(reinterpret_cast<void*>(&preloaded_path), &self) || !self.dli_fname) return nullptr;
   const char* slash = strrchr(self.dli_fname, '/');
-  const char* name = slash ? slash + 1 : self.dli_fname;
-  size_t length = strlen(name);
-  for (const char* entry = preload; *entry;) {
-    size_t entry_length = strcspn(entry, ": ");
-    const char* end = entry + entry_length;
-    if (entry_length >= length && strncmp(end - length, name, length) == 0 &&
-        (entry_length == length || end[-static_cast<long>(length) - 1] == '/'))
-      return true;
-    entry = *end ? end + 1 : end;
-  }
-  return false;
+  return nmprof::exec_environment::preload_names(preload, slash ? slash + 1 : self.dli_fname) ? self.dli_fname
+                                                                                              : nullptr;
 }
 
 __attribute__((constructor)) void start_from_environment() {
   const char* text = getenv(nmprof::kOptionsVariable);
-  if (!text || !preloaded()) return;
+  const char* library = text ? preloaded_path() : nullptr;
+  if (!library) return;
   nmprof::AgentGuard guard;
   nmprof::AgentOptions options;
   if (auto error = nmprof::parse_agent_options(text, options)) {
     nmprof::log_line("%s: %s; not profiling", nmprof::kOptionsVariable, error->c_str());
     return;
   }
+  nmprof::exec_environment::remember(library, text);
   nmprof::start_agent(options, nmprof::AgentMode::Preload);
 }
 

@@ -10,6 +10,7 @@
 #include <cstdarg>
 #include <cstddef>
 
+#include "agent/hooks/exec_environment.h"
 #include "agent/hooks/hook_events.h"
 #include "agent/hooks/hook_table.h"
 
@@ -61,20 +62,43 @@ struct DlcloseHook {
   }
 };
 
+// The exec family: the recording is written out first, and the new image gets the
+// agent's variables back when the program's environment lost them
+// (exec_environment.h; built on this frame's stack, as glibc's execl builds its argv).
+using Execve = int (*)(const char*, char* const*, char* const*);
+
+// A statement: alloca's memory must last until the exec, in the hook's own frame.
+#define NMPROF_PUT_AGENT_BACK(envp) \
+  if (size_t room = exec_environment::room_needed(envp)) envp = exec_environment::with_agent(envp, __builtin_alloca(room))
+
 template <int K>
 struct ExecveHook {
-  static int call(const char* path, char* const argv[], char* const envp[]) {
+  static int call(const char* path, char* const argv[], char* const* envp) {
     on_process_image_ending();
-    return hook_target<int (*)(const char*, char* const*, char* const*)>(kExecve, K)(path, argv, envp);
+    NMPROF_PUT_AGENT_BACK(envp);
+    return hook_target<Execve>(kExecve, K)(path, argv, envp);
   }
 };
 
-// execv, execvp: (path, argv).
+template <int K>
+struct ExecvpeHook {
+  static int call(const char* file, char* const argv[], char* const* envp) {
+    on_process_image_ending();
+    NMPROF_PUT_AGENT_BACK(envp);
+    return hook_target<Execve>(kExecvpe, K)(file, argv, envp);
+  }
+};
+
+// execv, execvp: (path, argv), with the process's environment; when it lost the
+// agent's variables, execve and execvpe take the one that has them back.
 template <HookId Id, int K>
 struct ExecArgvHook {
   static int call(const char* path, char* const argv[]) {
     on_process_image_ending();
-    return hook_target<int (*)(const char*, char* const*)>(Id, K)(path, argv);
+    char* const* envp = environ;
+    NMPROF_PUT_AGENT_BACK(envp);
+    if (envp == environ) return hook_target<int (*)(const char*, char* const*)>(Id, K)(path, argv);
+    return reinterpret_cast<Execve>(g_default_targets[Id == kExecv ? kExecve : kExecvpe])(path, argv, envp);
   }
 };
 template <int K>
@@ -82,16 +106,9 @@ using ExecvHook = ExecArgvHook<kExecv, K>;
 template <int K>
 using ExecvpHook = ExecArgvHook<kExecvp, K>;
 
-template <int K>
-struct ExecvpeHook {
-  static int call(const char* file, char* const argv[], char* const envp[]) {
-    on_process_image_ending();
-    return hook_target<int (*)(const char*, char* const*, char* const*)>(kExecvpe, K)(file, argv, envp);
-  }
-};
-
 // execl, execlp, execle take their arguments as a list; like glibc itself, collect
-// them into an argv array and call the array form (execv, execvp, execve).
+// them into an argv array and call the array form with an environment (execve,
+// execvpe).
 template <HookId Id, int K>
 struct ExecListHook {
   static int call(const char* path, const char* arg, ...) {
@@ -105,13 +122,12 @@ struct ExecListHook {
     auto argv = static_cast<const char**>(__builtin_alloca((argc + 1) * sizeof(const char*)));
     argv[0] = arg;
     for (size_t i = 1; i <= argc; i++) argv[i] = va_arg(args, const char*);  // ends with the NULL
-    char* const* envp = Id == kExecle ? va_arg(args, char* const*) : nullptr;
+    char* const* envp = Id == kExecle ? va_arg(args, char* const*) : environ;
     va_end(args);
     on_process_image_ending();
     auto array = const_cast<char* const*>(argv);
-    if (Id == kExecl) return reinterpret_cast<int (*)(const char*, char* const*)>(g_default_targets[kExecv])(path, array);
-    if (Id == kExeclp) return reinterpret_cast<int (*)(const char*, char* const*)>(g_default_targets[kExecvp])(path, array);
-    return reinterpret_cast<int (*)(const char*, char* const*, char* const*)>(g_default_targets[kExecve])(path, array, envp);
+    NMPROF_PUT_AGENT_BACK(envp);
+    return reinterpret_cast<Execve>(g_default_targets[Id == kExeclp ? kExecvpe : kExecve])(path, array, envp);
   }
 };
 template <int K>
@@ -120,6 +136,8 @@ template <int K>
 using ExeclpHook = ExecListHook<kExeclp, K>;
 template <int K>
 using ExecleHook = ExecListHook<kExecle, K>;
+
+#undef NMPROF_PUT_AGENT_BACK
 
 // _exit, _Exit: (status).
 template <HookId Id, int K>
