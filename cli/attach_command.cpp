@@ -51,13 +51,6 @@ void on_interrupt(int signo, siginfo_t* info, void*) {
   if (!raised_by_own_write(signo, info)) g_interrupted = 1;
 }
 
-// Messages carry what a target said (its comm, a dlerror text): never a control
-// character or a line of their own.
-int fail(int code, const std::string& message) {
-  std::cerr << "nmprof: " << text::escape_controls(message) << "\n";
-  return code;
-}
-
 std::string value(const AttachReply& reply, const char* key) {
   auto it = reply.find(key);
   return it == reply.end() ? std::string() : it->second;

@@ -30,11 +30,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int fail(int code, const std::string& message) {
-  std::cerr << "nmprof: " << message << "\n";
-  return code;
-}
-
 std::string appended(const char* name, const std::string& value) {
   const char* current = getenv(name);
   return current && *current ? std::string(current) + ":" + value : value;

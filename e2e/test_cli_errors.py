@@ -174,3 +174,17 @@ def test_report_never_writes_over_the_recording_it_reads(nmprof, tmp_path, which
     assert result.returncode == 1, result.stderr
     assert len(result.stderr.splitlines()) == 1 and "is the recording being read" in result.stderr, result.stderr
     assert recording.read_bytes() == before and base.read_bytes() == before
+
+
+# A path as the user typed it, newline and escape sequence included, is one line in
+# every message run prints about it: the error (it was three lines, with a raw ESC)
+# and the summary's "profile written to" (hostile testing).
+def test_control_characters_in_output_paths_never_reach_the_terminal(nmprof, tmp_path):
+    forged = "x\nnmprof: profile written to /etc/passwd\x1b[31m.jfr"
+    result = run(nmprof, "run", "-o", tmp_path / "missing" / forged, "--", "true")
+    one_line_error(result, 1, "does not exist", "x\\x0anmprof: profile written to /etc/passwd\\x1b[31m.jfr")
+    assert len(result.stderr.splitlines()) == 1 and "\x1b" not in result.stderr
+    result = run(nmprof, "run", "-o", tmp_path / ("new\nline\x1b[31m.html"), "--", "true")
+    assert result.returncode == 0, result.stderr
+    assert "profile written to " + str(tmp_path) + "/new\\x0aline\\x1b[31m.html" in result.stderr
+    assert "\x1b" not in result.stderr and "new\nline" not in result.stderr

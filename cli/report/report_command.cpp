@@ -21,6 +21,7 @@
 #include "cli/report/units.h"
 #include "formats/jfr/reading/byte_reader.h"
 #include "formats/pprof/gzip.h"
+#include "formats/text/utf8.h"
 #include "cli/exit_codes.h"
 #include "cli/output_writer.h"
 #include "profile/jfr_profile.h"
@@ -252,20 +253,22 @@ int deliver_recording(const Delivery& d, std::ostream& out) {
   } catch (const std::exception& e) {
     problem = e.what();
   }
+  // Paths as the user typed them: a newline in one is not a line of its own.
+  std::string output_shown = text::escape_controls(d.output), recording_shown = text::escape_controls(d.recording);
   if (!converted) {
-    out << "nmprof: the recording could not be converted to " << d.output << " (" << problem << "); it is kept in "
-        << d.recording << "\n";
+    out << "nmprof: the recording could not be converted to " << output_shown << " (" << problem
+        << "); it is kept in " << recording_shown << "\n";
     return cli::kExitFailure;
   }
   bool jfr_kept = d.recording == d.output || d.keep_jfr;
   if (!jfr_kept) fs::remove(d.recording);
-  std::string kept = jfr_kept && d.recording != d.output ? " (recording: " + d.recording + ")" : "";
+  std::string kept = jfr_kept && d.recording != d.output ? " (recording: " + recording_shown + ")" : "";
   if (d.quiet || !profile) {
-    out << "nmprof: profile written to " << d.output << kept;
+    out << "nmprof: profile written to " << output_shown << kept;
     if (!profile) out << ", but it cannot be summarized: " << problem;
     out << "\n";
   } else {
-    print_run_summary(*profile, d.output + kept, jfr_kept ? d.recording : "", d.top, out, d.live_label);
+    print_run_summary(*profile, output_shown + kept, jfr_kept ? d.recording : "", d.top, out, d.live_label);
     if (!jfr_kept && format_of_output(d.output) == Format::Pprof)
       out << "  more: go tool pprof -top " << shell_quote(d.output) << "\n";
   }

@@ -175,6 +175,8 @@ TEST(TextLayout, WrapsAtSpacesAndQuotesPaths) {
   EXPECT_EQ(cut_end("./server --port 8080", 12), "./server ...");
   EXPECT_EQ(shell_quote("/tmp/a.jfr"), "/tmp/a.jfr");
   EXPECT_EQ(shell_quote("/tmp/my file's.jfr"), "'/tmp/my file'\\''s.jfr'");
+  // A newline or an escape sequence in a path: spelled out, the command still works in bash.
+  EXPECT_EQ(shell_quote("/tmp/a\nb\x1b[31m'\\.jfr"), "$'/tmp/a\\x0ab\\x1b[31m\\'\\\\.jfr'");
 }
 
 TEST(JsonWriter, EscapesStringsAndReplacesInvalidUtf8) {

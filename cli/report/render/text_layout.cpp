@@ -2,8 +2,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 namespace nmprof::report {
+namespace {
+
+bool is_control(char c) { return (c >= 0 && c < 0x20) || c == 0x7f; }
+
+}  // namespace
 
 std::string pad_right(std::string s, size_t width) {
   if (s.size() < width) s.append(width - s.size(), ' ');
@@ -47,8 +53,23 @@ std::string shell_quote(std::string_view path) {
     if (!(isalnum(static_cast<unsigned char>(c)) || std::string_view("_./-+:=,@%").find(c) != std::string_view::npos))
       plain = false;
   if (plain) return std::string(path);
-  std::string quoted = "'";
-  for (char c : path) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  if (std::none_of(path.begin(), path.end(), is_control)) {
+    std::string quoted = "'";
+    for (char c : path) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return quoted + "'";
+  }
+  // A newline or an escape sequence must not reach the terminal: $'...' spells them.
+  std::string quoted = "$'";
+  for (char c : path) {
+    if (is_control(c)) {
+      char hex[5];
+      snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(c));
+      quoted += hex;
+    } else {
+      if (c == '\'' || c == '\\') quoted += '\\';
+      quoted += c;
+    }
+  }
   return quoted + "'";
 }
 
