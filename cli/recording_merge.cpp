@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "cli/output_writer.h"
+#include "cli/surviving_processes.h"
 #include "common/safe_file.h"
 #include "formats/jfr/nmprof_schema.h"
 #include "formats/jfr/reading/chunk_header.h"
@@ -112,6 +113,7 @@ bool holds_samples(std::span<const uint8_t> chunks) {
 bool merge_recordings(StagingDirectory& directory, const std::string& output, MergeResult* result,
                       std::string* error) {
   std::vector<Input> inputs;
+  std::vector<std::string> outlived;  // pids
   for (const std::string& name : directory.names(".jfr")) {
     int fd = directory.open_file(name);
     if (fd < 0) {
@@ -127,12 +129,19 @@ bool merge_recordings(StagingDirectory& directory, const std::string& output, Me
       continue;
     }
     measure(input, result->warnings);
-    if (still_recording(fd))
-      result->warnings.push_back("process " + name.substr(0, name.find('.')) +
+    if (still_recording(fd)) {
+      outlived.push_back(name.substr(0, name.find('.')));
+      result->warnings.push_back("process " + outlived.back() +
                                  " outlived the command: what it records from now on is not in the profile");
+    }
     close(fd);
     if (input.complete_bytes > 0) inputs.push_back(std::move(input));
   }
+  for (const SurvivingProcess& p : processes_recording_into(directory.path()))
+    if (std::find(outlived.begin(), outlived.end(), std::to_string(p.pid)) == outlived.end())
+      result->warnings.push_back("process " + std::to_string(p.pid) + " (" + p.name +
+                                 ") outlived the command before it wrote anything: what it records is not in the "
+                                 "profile");
   std::sort(inputs.begin(), inputs.end(), [](const Input& a, const Input& b) { return a.start_nanos < b.start_nanos; });
   for (Input& input : inputs) input.sampled = holds_samples(input.file->bytes().first(input.complete_bytes));
   auto sampled = [](const Input& input) { return input.sampled; };

@@ -3,6 +3,7 @@ behave under nmprof as they do without it (same output, same exit status), and t
 profile is complete."""
 
 import os
+import re
 import resource
 import shutil
 import signal
@@ -246,6 +247,18 @@ def test_a_process_that_outlives_the_command_is_named_in_a_warning(nmprof, progr
     assert result.returncode == 0, result.stderr
     assert "outlived the command" in result.stderr, result.stderr
     assert sites(out, "daemon_child!")["daemon_child!daemon_site"] >= 100
+
+
+def test_a_process_that_outlives_the_command_before_it_wrote_is_named_too(nmprof, programs, tmp_path):
+    # A child the command's shell left running that has not written yet (the agent
+    # creates its file on its first write): before, nothing said it was there, and the
+    # summary blamed the sampling interval for the samples it had (hostile testing).
+    sleeper, ready = programs.c("sleeper.c"), tmp_path / "ready"
+    script = '"$0" >"$1" 2>/dev/null & while ! [ -s "$1" ]; do sleep 0.01; done'  # it allocated, and says so
+    out, result = profiled(nmprof, tmp_path, "sh", "-c", script, sleeper, ready, interval="512k")
+    found = re.search(r"process (\d+) \(sleeper\) outlived the command before it wrote anything", result.stderr)
+    assert found, result.stderr
+    os.kill(int(found.group(1)), signal.SIGKILL)
 
 
 def test_a_sample_taken_while_glibc_registers_exit_handlers_does_not_hang(nmprof, programs, tmp_path):
