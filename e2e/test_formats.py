@@ -128,6 +128,15 @@ def test_run_writes_the_format_its_output_names(nmprof, programs, tmp_path):
     assert samples
 
 
+def test_output_extensions_are_read_whatever_their_case(nmprof, leak_recording, tmp_path):
+    # report.HTML was a JFR recording under that name, without a word (hostile testing).
+    page, text = tmp_path / "report.HTML", tmp_path / "report.Txt"
+    run(nmprof, "report", leak_recording, "-o", page)
+    assert page.read_text().lstrip().lower().startswith("<!doctype html")
+    run(nmprof, "report", leak_recording, "-o", text)
+    assert text.read_text().startswith("nmprof report: ")
+
+
 @needs_go
 def test_a_run_that_samples_nothing_writes_empty_profiles(nmprof, programs, tmp_path):
     for name in ["x.pb.gz", "x.collapsed", "x.html", "x.json"]:

@@ -1,5 +1,8 @@
 #include "cli/report/output_format.h"
 
+#include <strings.h>
+
+#include <cstring>
 
 namespace nmprof::report {
 namespace {
@@ -27,9 +30,12 @@ std::string report_format_choices() {
 
 std::span<const std::pair<const char*, Format>> report_formats() { return kNames; }
 
+// Whatever the case: report.HTML is a page, not a JFR file under that name.
 std::optional<Format> format_of_path(const std::string& path) {
-  for (const auto& [extension, format] : kExtensions)
-    if (path.ends_with(extension)) return format;
+  for (const auto& [extension, format] : kExtensions) {
+    size_t length = strlen(extension);
+    if (path.size() >= length && strcasecmp(path.c_str() + path.size() - length, extension) == 0) return format;
+  }
   return std::nullopt;
 }
 
