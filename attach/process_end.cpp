@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <string.h>  // sigabbrev_np
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +10,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <vector>
+
+#include "common/signal_text.h"
 
 namespace nmprof::attach {
 namespace {
@@ -67,11 +68,7 @@ bool ProcessEnd::ended(std::chrono::milliseconds wait) {
 bool ProcessEnd::killed() const { return wait_status_ && WIFSIGNALED(*wait_status_); }
 
 std::string ProcessEnd::how() const {
-  if (killed()) {
-    int signo = WTERMSIG(*wait_status_);
-    const char* name = sigabbrev_np(signo);
-    return "was killed by signal " + std::to_string(signo) + (name ? " (SIG" + std::string(name) + ")" : "");
-  }
+  if (killed()) return "was killed by " + signal_text(WTERMSIG(*wait_status_));
   if (wait_status_ && WIFEXITED(*wait_status_)) return "exited with status " + std::to_string(WEXITSTATUS(*wait_status_));
   return "has ended";
 }

@@ -16,12 +16,13 @@
 #include "cli/invoking_user.h"
 #include "cli/output_check.h"
 #include "cli/path_check.h"
+#include "cli/profile_signals.h"
 #include "cli/program_check.h"
 #include "cli/recording_merge.h"
-#include "cli/profile_signals.h"
 #include "cli/report/report_command.h"
 #include "cli/size_option.h"
 #include "cli/staging_directory.h"
+#include "common/signal_text.h"
 #include "formats/text/utf8.h"
 #include "protocol/agent_options.h"
 
@@ -55,7 +56,7 @@ int write_profile(const RunOptions& options, StagingDirectory& staging, const Ch
   if (!merged.written && child.signal != 0) {
     // The program died before its recording could be written (SIGKILL, or a signal
     // nmprof does not catch).
-    std::cerr << "nmprof: no recording was written: the program was killed by signal " << child.signal
+    std::cerr << "nmprof: no recording was written: the program was killed by " << signal_text(child.signal)
               << " before anything was written (the recording is written every second, at exit, on a crash and"
               << " on the signals nmprof forwards)\n";
   } else if (!merged.written) {
@@ -66,6 +67,10 @@ int write_profile(const RunOptions& options, StagingDirectory& staging, const Ch
     // into the program's own output.
     int delivered = report::deliver_recording(
         {recording, output, options.keep_jfr, options.top, options.quiet, options.fail_on_live}, std::cerr);
+    // nmprof exits normally with 128 + the signal: the shell does not say that the
+    // command crashed, so nmprof does (but, as shells, not for an interrupt or a pipe).
+    if (child.signal != 0 && child.signal != SIGINT && child.signal != SIGPIPE)
+      std::cerr << "nmprof: the command was killed by " << signal_text(child.signal) << "\n";
     if (delivered == kExitFailure) return failed();
     if (delivered == kExitGate && child.status == 0) return kExitGate;
   }

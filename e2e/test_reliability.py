@@ -202,6 +202,11 @@ def test_what_a_process_recorded_before_it_crashed_is_written(nmprof, programs, 
     out, result = profiled(nmprof, tmp_path, program, how)
     assert_same_as_plain(result, expected)
     assert allocated(out) == 2000
+    # nmprof exits normally: the shell would say nothing of the crash, so nmprof does.
+    if expected.returncode < 0:
+        signo = -expected.returncode
+        assert f"nmprof: the command was killed by signal {signo} (SIG{signal.Signals(signo).name[3:]})" \
+            in result.stderr, result.stderr
 
 
 @pytest.mark.parametrize("how", ["handled_segv", "own_handler"])
