@@ -58,7 +58,7 @@ int write_profile(const RunOptions& options, StagingDirectory& staging, const Ch
     // nmprof does not catch).
     std::cerr << "nmprof: no recording was written: the program was killed by " << signal_text(child.signal)
               << " before anything was written (the recording is written every second, at exit, on a crash and"
-              << " on the signals nmprof forwards)\n";
+              << " on the signals nmprof forwards, once the agent has started in the program)\n";
   } else if (!merged.written) {
     std::cerr << "nmprof: no recording was written: the agent did not run in the program (a static or setuid"
               << " executable, or one started without nmprof's LD_PRELOAD), or could not write its file\n";
