@@ -68,8 +68,9 @@ int write_profile(const RunOptions& options, StagingDirectory& staging, const Ch
     int delivered = report::deliver_recording(
         {recording, output, options.keep_jfr, options.top, options.quiet, options.fail_on_live}, std::cerr);
     // nmprof exits normally with 128 + the signal: the shell does not say that the
-    // command crashed, so nmprof does (but, as shells, not for an interrupt or a pipe).
-    if (child.signal != 0 && child.signal != SIGINT && child.signal != SIGPIPE)
+    // command crashed, so nmprof does (but, as shells, not for an interrupt or a pipe;
+    // and -q says where the file is, nothing else).
+    if (!options.quiet && child.signal != 0 && child.signal != SIGINT && child.signal != SIGPIPE)
       std::cerr << "nmprof: the command was killed by " << signal_text(child.signal) << "\n";
     if (delivered == kExitFailure) return failed();
     if (delivered == kExitGate && child.status == 0) return kExitGate;
