@@ -15,6 +15,10 @@ constexpr size_t kOptionsLength = sizeof kOptionsVariable - 1;  // then '='
 
 char g_library[PATH_MAX];  // empty: nothing remembered, execs go as they are
 char g_options[4096];
+// The most the new environment takes of the execing thread's stack (its pointers and
+// the two variables): a thread may have as little as 16 KiB. An environment of more
+// than about 2,000 entries goes as it is.
+constexpr size_t kMaxRoom = 24 * 1024;
 
 bool is_options_entry(const char* entry) {
   return strncmp(entry, kOptionsVariable, kOptionsLength) == 0 && entry[kOptionsLength] == '=';
@@ -76,7 +80,7 @@ size_t room_needed(char* const* envp) {
   size_t bytes = (f.entries + 3) * sizeof(char*);
   if (!f.preloads_agent) bytes += kPreloadLength + (f.preload ? strlen(f.preload) + 1 : 0) + strlen(g_library) + 1;
   if (!f.has_options) bytes += kOptionsLength + 1 + strlen(g_options) + 1;
-  return bytes;
+  return bytes <= kMaxRoom ? bytes : 0;
 }
 
 char* const* with_agent(char* const* envp, void* room) {

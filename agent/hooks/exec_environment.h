@@ -21,7 +21,8 @@ bool preload_names(const char* preload, const char* file_name);
 void remember(const char* library_path, const char* options);
 
 // The bytes an exec of `envp` needs for its environment with the agent's variables
-// put back; 0 when envp has them (or nothing was remembered): envp goes as it is.
+// put back; 0 when envp has them (or nothing was remembered, or it would take more
+// of the stack than a small thread has): envp goes as it is.
 size_t room_needed(char* const* envp);
 
 // That environment, built in `room` (room_needed(envp) bytes).

@@ -62,6 +62,15 @@ TEST_F(ExecEnvironment, NamesThatOnlyLookAlikeAreNotTheAgent) {
   EXPECT_FALSE(preload_names("", "libnmprof.so"));
 }
 
+TEST_F(ExecEnvironment, AnEnvironmentTooLargeForASmallStackGoesAsItIs) {
+  std::vector<std::string> names(4000);
+  std::vector<const char*> entries;
+  for (size_t i = 0; i < names.size(); i++) entries.push_back((names[i] = "V" + std::to_string(i) + "=1").c_str());
+  bool same = false;
+  passed(entries, &same);
+  EXPECT_TRUE(same);
+}
+
 TEST(ExecEnvironmentUnremembered, AnAgentNotStartedFromItsEnvironmentChangesNothing) {
   remember("", "");
   bool same = false;
