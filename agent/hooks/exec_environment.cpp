@@ -17,8 +17,8 @@ char g_library[PATH_MAX];  // empty: nothing remembered, execs go as they are
 char g_options[4096];
 // The most the new environment takes of the execing thread's stack (its pointers and
 // the two variables): a thread may have as little as 16 KiB. An environment of more
-// than about 2,000 entries goes as it is.
-constexpr size_t kMaxRoom = 24 * 1024;
+// than about 1,000 entries goes as it is.
+constexpr size_t kMaxRoom = 8 * 1024;
 
 bool is_options_entry(const char* entry) {
   return strncmp(entry, kOptionsVariable, kOptionsLength) == 0 && entry[kOptionsLength] == '=';

@@ -63,7 +63,7 @@ TEST_F(ExecEnvironment, NamesThatOnlyLookAlikeAreNotTheAgent) {
 }
 
 TEST_F(ExecEnvironment, AnEnvironmentTooLargeForASmallStackGoesAsItIs) {
-  std::vector<std::string> names(4000);
+  std::vector<std::string> names(1100);
   std::vector<const char*> entries;
   for (size_t i = 0; i < names.size(); i++) entries.push_back((names[i] = "V" + std::to_string(i) + "=1").c_str());
   bool same = false;
