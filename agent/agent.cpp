@@ -74,9 +74,10 @@ void record_sample(ThreadState& t, const unwind::Registers& caller, void* p, siz
   // Allocated: what the call added (a realloc's growth); live: the whole block, with
   // the odds of the bytes it has been counted by, or, tracked already, its odds then
   // or those of this sample.
-  float weight = Sampler::weight(t, growth(before, size));
+  size_t added = growth(before, size);
+  float weight = Sampler::weight(t, added);
   float live = Sampler::weight(t, counted ? counted : size);
-  if (tracked) live = LiveHeap::resized_weight(tracked, weight_of_added(t, growth(before, size)), live);
+  if (tracked) live = LiveHeap::resized_weight(tracked, added ? weight : 0.0f, live);
   g_agent->recorder.record_allocation(t, stack, reinterpret_cast<uintptr_t>(p), size, weight, allocator, before, live);
 }
 

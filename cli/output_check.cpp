@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "cli/invoking_user.h"
 #include "cli/output_writer.h"
@@ -61,9 +62,8 @@ bool check_output(const std::string& output, std::string* error) {
   long name_max = fpathconf(dir, _PC_NAME_MAX);
   // A converted format (x.html) is made from a recording nmprof writes beside it,
   // .nmprof-x.jfr: a longer name, which must fit too.
-  std::string recording = report::recording_path(output, false);
-  size_t slash = recording.rfind('/');
-  size_t name_length = std::max(strlen(name), slash == std::string::npos ? recording.size() : recording.size() - slash - 1);
+  size_t name_length =
+      std::max(strlen(name), std::filesystem::path(report::recording_path(output, false)).filename().string().size());
   struct stat st {};
   bool exists = fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
   int probed = probe_directory(dir);
