@@ -101,6 +101,16 @@ def test_a_launcher_that_replaces_the_environment_keeps_the_agent(nmprof, progra
     assert any(Path(p["executable"]).name == "churn" for p in report["processes"]), report["processes"]
 
 
+def test_an_empty_environment_execed_from_a_small_stack_keeps_the_agent(nmprof, programs, tmp_path):
+    # vfork + execve(..., {NULL}) from a thread of 16 KiB of stack: the rebuilt
+    # environment fits there, and the program it starts is recorded.
+    command = [programs.c("small_stack_exec.c"), programs.c("churn.c"), 4, 20000]
+    result, out = profiled(nmprof, tmp_path, command)
+    assert result.returncode == 0, result.stderr
+    functions = {f["function"] for s in report_json(nmprof, out, "--top", "1000")["stacks"] for f in s["frames"]}
+    assert "work" in functions, sorted(functions)
+
+
 def got_tracer_calls(stderr):
     """The most calls one process reported (a preloaded tracer is in nmprof itself too)."""
     counts = [int(line.split()[1]) for line in stderr.splitlines() if line.startswith("got_tracer: ")]
