@@ -6,15 +6,15 @@
 #include <string>
 #include <vector>
 
-#include "cli/attach_command.h"
-#include "cli/count_check.h"
-#include "cli/did_you_mean.h"
+#include "cli/attach/attach_command.h"
 #include "cli/exit_codes.h"
-#include "cli/path_check.h"
-#include "cli/report_view_options.h"
+#include "cli/options/count_check.h"
+#include "cli/options/did_you_mean.h"
+#include "cli/options/path_check.h"
+#include "cli/options/report_view_options.h"
+#include "cli/options/shell_completion.h"
 #include "cli/report/report_command.h"
-#include "cli/run_command.h"
-#include "cli/shell_completion.h"
+#include "cli/run/run_command.h"
 #include "cli/signals.h"
 #include "formats/text/utf8.h"
 #include "protocol/agent_options.h"

@@ -1,4 +1,4 @@
-# Instrumented builds, each in a build directory of its own (README, "Hardening"):
+# Instrumented builds, each in a build directory of its own (docs/hardening.md):
 #   -DNMPROF_SANITIZE=address  ASan + UBSan: the CLI and the unit tests
 #   -DNMPROF_SANITIZE=thread   TSan: the unit tests (the agent's concurrent structures)
 #   -DNMPROF_FUZZ=ON           libFuzzer targets in fuzz/, with ASan + UBSan (clang)

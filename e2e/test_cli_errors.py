@@ -28,7 +28,7 @@ def test_missing_command(nmprof, tmp_path):
                    "command not found: no-such-program-xyz")
 
 
-def test_a_path_to_nothing_is_not_found_as_the_readme_says(nmprof, tmp_path):
+def test_a_path_to_nothing_is_not_found_as_the_docs_say(nmprof, tmp_path):
     one_line_error(run(nmprof, "run", "-o", tmp_path / "a.jfr", "--", "/nonexistent/prog"), 127,
                    "command not found: /nonexistent/prog")
 

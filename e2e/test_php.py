@@ -498,7 +498,7 @@ def php_fpm():
     return path
 
 
-# The README's way to stop php-fpm under nmprof: SIGQUIT (graceful) or SIGTERM, to
+# The way docs/php.md gives to stop php-fpm under nmprof: SIGQUIT (graceful) or SIGTERM, to
 # the master or to nmprof, which forwards it.
 @pytest.mark.parametrize("ini, stop", [(["-n"], "QUIT master"), ([], "QUIT master"), (["-n"], "QUIT nmprof"),
                                        (["-n"], "TERM nmprof")],

@@ -45,9 +45,9 @@
 //    number it was registering (not closed: it may be the program's), and takes the
 //    call for stuck from then on. (A call preempted for longer than that between its
 //    look at the registry and its system call, that then closes a number the agent
-//    registers later, is not seen: README's Limits.)
+//    registers later, is not seen: docs/limits.md.)
 //
-// What raw system calls (syscall(SYS_close)) can still do is in README's Limits:
+// What raw system calls (syscall(SYS_close)) can still do is in docs/limits.md:
 // they bypass the hooks; the output is checked (fstat) before each use and reopened
 // by path when it was lost.
 #pragma once

@@ -8,6 +8,8 @@
 #include <optional>
 #include <system_error>
 
+#include "cli/exit_codes.h"
+#include "cli/output/output_writer.h"
 #include "cli/report/model/diff_report.h"
 #include "cli/report/model/heap_view.h"
 #include "cli/report/progress_line.h"
@@ -22,8 +24,6 @@
 #include "formats/jfr/reading/byte_reader.h"
 #include "formats/pprof/gzip.h"
 #include "formats/text/utf8.h"
-#include "cli/exit_codes.h"
-#include "cli/output_writer.h"
 #include "profile/jfr_profile.h"
 
 namespace nmprof::report {

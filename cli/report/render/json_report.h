@@ -1,4 +1,4 @@
-// The JSON form of a report; the schema is documented in doc/report-json.md.
+// The JSON form of a report; the schema is documented in docs/report-json.md.
 #pragma once
 
 #include <ostream>

@@ -1,0 +1,543 @@
+#include "cli/attach/attach_command.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <ctime>
+#include <iostream>
+#include <vector>
+
+#include "attach/dynamic_load_warning.h"
+#include "attach/hotspot_vm.h"
+#include "attach/process_end.h"
+#include "attach/ptrace/native_process.h"
+#include "attach/ptrace/tracee_wait.h"
+#include "attach/target_files.h"
+#include "attach/vm_detection.h"
+#include "cli/agent_location.h"
+#include "cli/attach/attach_recordings.h"
+#include "cli/exit_codes.h"
+#include "cli/options/count_check.h"
+#include "cli/options/path_check.h"
+#include "cli/options/seconds_option.h"
+#include "cli/output/output_check.h"
+#include "cli/output/output_writer.h"
+#include "cli/output/recording_merge.h"
+#include "cli/report/report_command.h"
+#include "cli/run/profile_signals.h"
+#include "cli/signals.h"
+#include "common/safe_file.h"
+#include "formats/text/utf8.h"
+#include "protocol/attach_request.h"
+
+namespace nmprof::cli {
+namespace {
+
+constexpr double kMaxDuration = 365 * 24 * 3600;
+constexpr double kMinTimeout = 0.001;  // a millisecond: requests wait in whole ones
+constexpr double kMaxTimeout = 24 * 3600;
+
+volatile sig_atomic_t g_interrupted = 0;
+
+void on_interrupt(int signo, siginfo_t* info, void*) {
+  if (!raised_by_own_write(signo, info)) g_interrupted = 1;
+}
+
+std::string value(const AttachReply& reply, const char* key) {
+  auto it = reply.find(key);
+  return it == reply.end() ? std::string() : it->second;
+}
+
+// Counts as the user reads them, "?" when the reply has none.
+std::string count(const AttachReply& reply, const char* key) {
+  auto n = reply_count(reply, key);
+  return n ? std::to_string(*n) : "?";
+}
+
+std::string mebibytes(const AttachReply& reply, const char* key) {
+  auto n = reply_count(reply, key);
+  return n ? std::to_string((*n + (1 << 19)) >> 20) : "?";
+}
+
+constexpr off_t kMaxReplyBytes = 64 * 1024;  // a reply is a few lines
+
+// The agent's reply, read from the file nmprof made for it (kept open, so that the
+// name can be replaced meanwhile to no effect). An empty file: the agent said nothing.
+attach::Result<AttachReply> read_reply(int fd, const attach::TargetProcess& target, const std::string& label,
+                                       const std::string& token) {
+  const std::string& jvm = label;
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || safe_file::check_owned_regular(fd, target.status.euid) != 0 || st.st_size > kMaxReplyBytes)
+    return attach::Error{"the reply file of " + jvm + " was tampered with; not trusting it"};
+  std::string text(static_cast<size_t>(st.st_size), '\0');
+  ssize_t n = pread(fd, text.data(), text.size(), 0);
+  text.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  if (text.empty()) return AttachReply();
+  AttachReply reply = parse_attach_reply(text);
+  if (value(reply, "token") != token)
+    return attach::Error{"the reply of " + jvm + " does not carry nmprof's token; not trusting it"};
+  return reply;
+}
+
+// How requests reach the agent: the JVM's attach mechanism, or ptrace for any other
+// process. Either way the agent answers with a code and a reply file.
+struct Channel {
+  attach::TargetProcess target;
+  std::string label;  // "JVM 4123", "process 4123": for messages
+  std::function<attach::Result<int>(std::string_view library, std::string_view request)> load_agent;
+  // How long the target was stopped for the last request (ptrace only).
+  std::function<std::chrono::microseconds()> last_stop = {};
+  // Whether requests go through ptrace: a termination signal then ends nmprof once the
+  // request is over (its thread put back, its reply file removed), at most a second later.
+  bool ptrace = false;
+};
+
+// One attach session: where the agent is, and how to talk to it. The target's /tmp
+// is held open from the start, so that every file nmprof or the agent made there is
+// removed even when the target exits meanwhile.
+class Session {
+ public:
+  Session(Channel channel, std::string library, std::optional<attach::TargetFile> copy, attach::UniqueFd tmp)
+      : channel_(std::move(channel)), library_(std::move(library)), copy_(std::move(copy)), tmp_(std::move(tmp)) {}
+
+  const attach::TargetProcess& target() const { return channel_.target; }
+  int tmp() const { return tmp_.get(); }
+
+  // Stops the recording of `pid`, a process the target forked while it recorded,
+  // which has the agent loaded already (nothing to do when it is not recording).
+  attach::Result<void> stop_child(pid_t pid, std::chrono::milliseconds timeout) const;
+  const std::string& label() const { return channel_.label; }
+  // " (stopped 12.3 ms)" after a request through ptrace, "" otherwise.
+  std::string stop_text() const {
+    if (!channel_.last_stop) return "";
+    char text[48];
+    snprintf(text, sizeof text, " (it stopped for %.1f ms)", channel_.last_stop().count() / 1000.0);
+    return text;
+  }
+  int pid() const { return target().pid; }
+
+  // Sends one request; on success the agent's reply (key=value), otherwise a message.
+  // The reply file is made by nmprof as the JVM's user under a name nobody can guess,
+  // and the reply must carry a token only this request knows.
+  attach::Result<AttachReply> send(AttachRequest request) const {
+    AttachCommand command = request.command;
+    auto answer = exchange(std::move(request));
+    if (!answer) return answer.error();
+    auto& [code, reply] = *answer;
+    if (code == kAttachOk) return reply;
+    return attach::Error{refusal(code, command, reply)};
+  }
+
+ private:
+  // The agent's answer code and reply.
+  attach::Result<std::pair<int, AttachReply>> exchange(AttachRequest request) const {
+    std::optional<attach::TraceSignals> held_back;
+    if (channel_.ptrace) held_back.emplace();
+    auto reply_file = attach::create_in_target(target(), attach::unpredictable_tmp_path("nmprof-reply-", ""), 0600);
+    if (!reply_file) return reply_file.error();
+    request.options.reply = reply_file->path;
+    std::string token = attach::unpredictable_name();
+    request.options.token = token;
+    auto code = channel_.load_agent(library_, format_attach_request(request));
+    forget_copy();
+    auto reply = read_reply(reply_file->fd.get(), target(), label(), token);
+    remove_from_tmp(reply_file->path, reply_file->fd.get());
+    if (!code) return code.error();
+    if (!reply) return reply.error();
+    return std::pair{*code, std::move(*reply)};
+  }
+
+  std::string refusal(int code, AttachCommand command, const AttachReply& reply) const {
+    const std::string& jvm = label();
+    auto said = [&reply](const char* fallback) {
+      auto it = reply.find("message");
+      return it != reply.end() ? it->second : std::string(fallback);
+    };
+    switch (code) {
+      case kAttachAlreadyRecording:
+        return "nmprof is already recording in " + jvm + " (into " + value(reply, "file") +
+               "); take it with 'nmprof attach " + std::to_string(pid()) + " stop -o FILE' first";
+      case kAttachNotRecording:
+        return "nmprof is not recording in " + jvm + "; start with 'nmprof attach " + std::to_string(pid()) +
+               " start'";
+      case kAttachBadRequest:
+        return "the agent in " + jvm + " refused the request: " + said("bad options");
+      default:
+        return std::string("the agent in ") + jvm + " could not " + attach_command_name(command) + ": " +
+               said("no reason given (see its stderr)");
+    }
+  }
+
+  // A copy of the agent made for the target is deleted once it has loaded it (it
+  // stays mapped, and is found by its name from then on: agent_for).
+  void forget_copy() const {
+    if (copy_) remove_from_tmp(copy_->path, copy_->fd.get());
+    copy_.reset();
+  }
+
+  // A file nmprof made in the target's /tmp ("/tmp/<name>").
+  void remove_from_tmp(const std::string& path, int fd) const {
+    (void)attach::remove_from_target_tmp(target(), tmp(), path.substr(path.rfind('/') + 1), fd);
+  }
+
+  Channel channel_;
+  std::string library_;
+  mutable std::optional<attach::TargetFile> copy_;
+  attach::UniqueFd tmp_;
+};
+
+attach::Result<Channel> native_channel(int pid, std::chrono::milliseconds timeout) {
+  auto process = attach::NativeProcess::find(pid, timeout);
+  if (!process) return process.error();
+  auto shared = std::make_shared<attach::NativeProcess>(std::move(*process));
+  return Channel{shared->process(), "process " + std::to_string(pid),
+                 [shared](std::string_view library, std::string_view request) {
+                   return shared->load_agent(library, request);
+                 },
+                 [shared] { return shared->last_stop(); },
+                 true};
+}
+
+attach::Result<void> Session::stop_child(pid_t pid, std::chrono::milliseconds timeout) const {
+  auto channel = native_channel(pid, timeout);
+  if (!channel) return channel.error();
+  auto tmp = attach::open_target_tmp(channel->target);
+  if (!tmp) return tmp.error();
+  Session child(std::move(*channel), library_, std::nullopt, std::move(*tmp));
+  auto answer = child.exchange({AttachCommand::Stop, {}});
+  if (!answer) return answer.error();
+  // Not recording: forked after the target's stop, or stopped already.
+  if (answer->first != kAttachOk && answer->first != kAttachNotRecording)
+    return attach::Error{child.refusal(answer->first, AttachCommand::Stop, answer->second)};
+  return {};
+}
+
+std::chrono::milliseconds timeout_of(const AttachOptions& options) {
+  return std::chrono::milliseconds(static_cast<long long>(options.timeout * 1000));
+}
+
+// The copy of the agent an earlier attach loaded into the JVM: a library already
+// loaded is found by its name, without reading any file.
+std::optional<std::string> loaded_copy(const attach::TargetProcess& target) {
+  auto maps = attach::read_proc_file(target, "maps");
+  if (!maps) return std::nullopt;
+  for (std::string_view file : attach::mapped_files(*maps)) {
+    std::string_view name = file.substr(file.rfind('/') + 1);
+    if (name.rfind("nmprof-agent-", 0) == 0 && name.size() == 13 + 26 + 3 && name.substr(39) == ".so")
+      return "/tmp/" + std::string(name);
+  }
+  return std::nullopt;
+}
+
+// The agent library as the target sees it: ours, the copy it loaded before, or a new
+// copy in its /tmp when it cannot read ours (a container, or our path not readable by
+// the JVM's user). Never a file of that name that someone else may have put there.
+attach::Result<std::pair<std::string, std::optional<attach::TargetFile>>> agent_for(
+    const attach::TargetProcess& target, const std::string& agent) {
+  if (attach::shares_root_with(target) && attach::open_in_target(target, agent, attach::Owner::anyone))
+    return std::pair{agent, std::optional<attach::TargetFile>()};
+  if (auto loaded = loaded_copy(target)) return std::pair{*loaded, std::optional<attach::TargetFile>()};
+  auto placed = attach::place_in_target(target, agent);
+  if (!placed) return placed.error();
+  std::string path = placed->path;
+  return std::pair{path, std::optional<attach::TargetFile>(std::move(*placed))};
+}
+
+// Copies the whole chunks of the recording behind `fd` to the user's file.
+attach::Result<void> collect(int fd, const std::string& output) {
+  size_t complete = complete_chunks(fd);
+  if (complete == 0) return attach::Error{"the recording is empty: the agent wrote nothing readable"};
+  std::string error;
+  if (!write_output(output, &error, [&](int out, std::string* why) { return copy_file(fd, complete, out, why); }))
+    return attach::Error{error};
+  return {};
+}
+
+// The processes the target forked while recording record on after its stop: each
+// (a descendant with the agent in it, or one that still writes its own file once the
+// target has exited and they are no longer its descendants) gets a stop request of
+// its own, so that its file is whole and no agent records in it any longer. One that
+// exited meanwhile wrote its file as it ended; one forked meanwhile by a child is
+// found on the next look.
+void stop_children(const Session& session, AttachRecordings& recordings, std::chrono::milliseconds timeout) {
+  std::vector<pid_t> asked;  // each is asked once
+  for (;;) {
+    recordings.gather();
+    std::vector<pid_t> children = attach::descendants_with_nmprof(session.target().pid);
+    for (pid_t child : recordings.children_recording())
+      if (pid_t pid = attach::host_pid_of(session.target(), child)) children.push_back(pid);
+    std::erase_if(children, [&](pid_t pid) { return std::find(asked.begin(), asked.end(), pid) != asked.end(); });
+    std::sort(children.begin(), children.end());
+    children.erase(std::unique(children.begin(), children.end()), children.end());
+    if (children.empty()) return;
+    for (pid_t child : children) {
+      asked.push_back(child);
+      auto stopped = session.stop_child(child, timeout);
+      if (!stopped && kill(child, 0) == 0)
+        std::cerr << "nmprof: warning: process " << child << ", forked by " << session.label()
+                  << ", records on: " << stopped.error().message << "\n";
+    }
+  }
+}
+
+// Stops what the target's children record, collects their recordings with the
+// target's into `output` and removes them all.
+attach::Result<void> collect_all(const Session& session, AttachRecordings& recordings, const std::string& output,
+                                 std::chrono::milliseconds timeout) {
+  stop_children(session, recordings, timeout);
+  recordings.gather();
+  auto collected = recordings.write_to(output);
+  recordings.remove();
+  return collected;
+}
+
+// Converts the collected recording to the format -o names, and summarizes it. Returns
+// the exit status: kExitFailure when the conversion failed.
+int summarize(const std::string& output, const AttachOptions& options) {
+  int status = report::deliver_recording(
+      {report::recording_path(output, options.keep_jfr), output, options.keep_jfr, options.top, options.quiet, std::nullopt,
+       "live at end"},  // the JVM may run on
+      std::cerr);
+  if (!options.recording.no_live && !options.quiet)
+    std::cerr << "  note: live blocks are those allocated since the attach; earlier ones are not known\n";
+  return status;
+}
+
+AttachRequest start_request(const AttachOptions& options, const attach::TargetProcess& target, std::string* error) {
+  AttachRequest request{AttachCommand::Start, {}};
+  if (!to_agent_options(options.recording, &request.options, error)) return request;
+  request.options.file = new_recording_template(target);
+  return request;
+}
+
+int one_shot(const Session& session, const AttachOptions& options, const std::string& output) {
+  std::string error;
+  AttachRequest start = start_request(options, session.target(), &error);
+  if (!error.empty()) return fail(kExitUsage, error);
+  std::string expected = recording_of(start.options.file, session.target().nspid);
+  attach::ProcessEnd end(session.pid());
+  AttachRecordings recordings(session.target(), session.tmp(), recording_stem(session.target(), expected));
+  // From now on a signal that would end nmprof ends the recording instead, once it is
+  // started: never a recording left running in the target, nor its file.
+  struct sigaction interrupt = {};
+  interrupt.sa_sigaction = on_interrupt;
+  interrupt.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&interrupt.sa_mask);
+  for (int signo : kStoppingSignals) sigaction(signo, &interrupt, nullptr);
+  auto started = session.send(start);
+  if (!started) {
+    recordings.gather();  // what the agent wrote before it failed, or before the target exited
+    recordings.remove();
+    return fail(kExitFailure, started.error().message);
+  }
+  std::string in_target = value(*started, "file");
+  if (in_target != expected)
+    return fail(kExitFailure, "the agent in " + session.label() + " records into " + in_target +
+                                  ", not into " + expected + " as asked");
+  // Held open from now on, it can be read even when the JVM (and its container) is gone.
+  recordings.gather();
+
+  if (!options.quiet) {
+    std::cerr << "nmprof: recording " << session.label() << session.stop_text();
+    if (options.duration > 0) std::cerr << " for " << options.duration << " s";
+    std::cerr << " (Ctrl-C to stop)\n";
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.duration);
+  bool exited = false;
+  while (!g_interrupted && !(exited = end.ended(std::chrono::milliseconds(100))))
+    if (options.duration > 0 && std::chrono::steady_clock::now() >= deadline) break;
+  if (exited) {
+    // Killed: what it did since its agent last wrote is missing, and the summary says so.
+    if (!options.quiet || end.killed())
+      std::cerr << "nmprof: " << session.label() << " " << end.how() << "; collecting what it recorded"
+                << (end.killed() ? " up to its last write" : "") << "\n";
+  } else if (auto stopped = session.send({AttachCommand::Stop, {}}); !stopped) {
+    std::cerr << "nmprof: " << text::escape_controls(stopped.error().message)
+              << "; collecting what was written so far\n";
+  }
+  // Through the directory held open: also when the target has exited meanwhile.
+  auto collected = collect_all(session, recordings, report::recording_path(output, options.keep_jfr),
+                               timeout_of(options));
+  if (!collected) return fail(kExitFailure, collected.error().message);
+  return summarize(output, options);
+}
+
+// Copies out the recording the agent's reply to dump or stop names (`in_target`).
+int deliver_taken(const Session& session, const AttachOptions& options, const std::string& output, bool stop,
+                  const std::string& in_target) {
+  std::string recording_path = report::recording_path(output, options.keep_jfr);
+  if (std::string stem = recording_stem(session.target(), in_target); !stem.empty()) {
+    // With the recordings of the processes the target forked meanwhile.
+    AttachRecordings recordings(session.target(), session.tmp(), stem);
+    attach::Result<void> collected{};
+    if (stop) {
+      collected = collect_all(session, recordings, recording_path, timeout_of(options));
+    } else {
+      recordings.gather();
+      collected = recordings.write_to(recording_path);
+    }
+    if (!collected) return fail(kExitFailure, collected.error().message);
+    return summarize(output, options);
+  }
+  auto recording = attach::open_in_target(session.target(), in_target);
+  if (!recording) return fail(kExitFailure, recording.error().message);
+  // A recording nmprof did not start is not nmprof's to delete (file= of -agentpath is the user's).
+  auto collected = collect(recording->get(), recording_path);
+  if (!collected) return fail(kExitFailure, collected.error().message);
+  return summarize(output, options);
+}
+
+// dump and stop: the agent says where its recording is; nmprof copies it out. Once the
+// agent has replied, a signal waits until the output is written (Ctrl-C during a
+// stop's collection left the recordings in the target's /tmp, during the conversion
+// to -o x.html a .nmprof-x.jfr beside the output).
+int take_recording(const Session& session, const AttachOptions& options, const std::string& output, bool stop) {
+  auto reply = session.send({stop ? AttachCommand::Stop : AttachCommand::Dump, {}});
+  if (!reply) return fail(kExitFailure, reply.error().message);
+  ProfileSignals signals;
+  int status = deliver_taken(session, options, output, stop, value(*reply, "file"));
+  signals.end_by_held_signal();
+  return status;
+}
+
+int status(const Session& session) {
+  auto reply = session.send({AttachCommand::Status, {}});
+  if (!reply) return fail(kExitFailure, reply.error().message);
+  if (value(*reply, "recording") != "true") {
+    std::cout << session.label() << ": nmprof is not recording\n";
+    return 0;
+  }
+  std::cout << session.label() << ": recording into " << value(*reply, "file") << " (in its file system)\n"
+            << "  samples " << count(*reply, "samples") << ", lost " << count(*reply, "lost_samples")
+            << ", live sampled blocks " << count(*reply, "tracked_blocks") << ", ~" << mebibytes(*reply, "live_bytes")
+            << " MiB estimated live\n";
+  return 0;
+}
+
+// A HotSpot JVM is asked through its attach mechanism; any other process gets the
+// agent through ptrace (attach/ptrace/native_process.h).
+attach::Result<Session> open_session(int pid, std::chrono::milliseconds timeout, bool starts, bool quiet,
+                                     const std::string& agent) {
+  auto target = attach::inspect_process(pid);
+  if (!target) return target.error();
+  auto maps = attach::read_proc_file(*target, "maps");
+  // Without the rights to read its memory map, nmprof cannot tell a JVM from another process.
+  if (!maps)
+    if (auto allowed = attach::check_attach_permission(*target, "process"); !allowed) return allowed.error();
+  std::optional<Channel> channel;
+  std::shared_ptr<attach::HotSpotVm> vm;
+  if (maps && attach::vm_kind_from_maps(*maps) == attach::VmKind::none) {
+    auto native = native_channel(pid, timeout);
+    if (!native) return native.error();
+    channel = std::move(*native);
+  } else {
+    attach::AttachTimeouts timeouts;
+    timeouts.listener = timeout;
+    timeouts.reply = std::max(timeouts.reply, timeouts.listener);
+    auto found = attach::HotSpotVm::find(pid, timeouts);
+    if (!found) return found.error();
+    vm = std::make_shared<attach::HotSpotVm>(std::move(*found));
+    channel = Channel{vm->process(), "JVM " + std::to_string(pid),
+                      [vm](std::string_view library, std::string_view request) {
+                        return vm->load_agent(library, request);
+                      }};
+  }
+  // Held from before the first request: what nmprof or the agent make there is removed
+  // through it, also once the target has exited.
+  auto tmp = attach::open_target_tmp(channel->target);
+  if (!tmp) return tmp.error();
+  auto library = agent_for(channel->target, agent);
+  if (!library) return library.error();
+  auto& [library_path, copy] = *library;
+  if (vm && starts) {
+    auto warning = attach::forecast_dynamic_load_warning(*vm, library_path);
+    if (warning && warning->printed && !quiet)
+      std::cerr << "nmprof: note: JDK " << warning->jdk_version
+                << " prints a warning about a dynamically loaded agent on the JVM's stderr (JEP 451); start the "
+                   "JVM with -XX:+EnableDynamicAgentLoading to avoid it, or load nmprof at startup with "
+                   "-agentpath:"
+                << agent << "=<options>\n";
+  }
+  return Session(std::move(*channel), library_path, std::move(copy), std::move(*tmp));
+}
+
+}  // namespace
+
+void add_attach_command(CLI::App& app, AttachOptions& options) {
+  CLI::App* attach = app.add_subcommand(
+      "attach", "Profile a running process: a HotSpot JVM through its attach API, any other through ptrace");
+  attach->add_option("pid", options.pid, "The process id")->required()->check(CLI::PositiveNumber);
+  attach->add_option("action", options.action,
+                     "Omitted: record for --duration (or until Ctrl-C) and collect. Or, for long sessions:\n"
+                     "start (begin recording), status, dump (copy what is recorded so far), stop (copy and end)")
+      ->check(CLI::IsMember({"start", "status", "dump", "stop"}));
+  add_recording_options(attach, options.recording);
+  add_seconds_option(attach, "--duration", options.duration, {0, kMaxDuration},
+                     "Seconds to record (one shot; default: until Ctrl-C; at most a year)");
+  attach->add_option("-o,--output", options.output, "Where the profile goes (default nmprof-<pid>.jfr; %p, %t)")
+      ->check(path_check());
+  attach->add_option("--top", options.top, "Stacks shown in the summary")->default_val(options.top)
+      ->check(count_check(1, kMaxTop, "stacks"))
+      ->type_name("N");
+  attach->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
+  attach->add_flag("--keep-jfr", options.keep_jfr, "With -o in another format (x.pb.gz), keep the JFR too (x.jfr)");
+  add_trust_environment_flag(attach, options.trust_environment);
+  add_seconds_option(attach, "--timeout", options.timeout, {kMinTimeout, kMaxTimeout},
+                     "Seconds the target gets to answer each request (at most a day)")
+      ->default_str(std::to_string(static_cast<int>(options.timeout)));
+  attach->footer(
+      "Examples:\n"
+      "  nmprof attach 4123 --nativemem 1m --duration 30 -o leak.jfr\n"
+      "  nmprof attach 4123 start --nativemem 1m\n"
+      "  nmprof attach 4123 status\n"
+      "  nmprof attach 4123 dump -o now.jfr\n"
+      "  nmprof attach 4123 stop -o all.jfr");
+}
+
+int attach_command(const AttachOptions& options) {
+  std::string output = expand_path_template(options.output.empty() ? "nmprof-%p.jfr" : options.output, options.pid,
+                                            local_time_text(time(nullptr)));
+  std::string error;
+  bool starts = options.action.empty() || options.action == "start";
+  if (AgentOptions checked; starts && !to_agent_options(options.recording, &checked, &error))
+    return fail(kExitUsage, error);
+  bool writes_output = options.action.empty() || options.action == "dump" || options.action == "stop";
+  if (writes_output && !check_output(output, &error)) return fail(kExitFailure, error);
+  std::string agent = find_agent(options.trust_environment, &error);
+  if (agent.empty()) return fail(kExitFailure, error);
+
+  auto opened = open_session(options.pid, timeout_of(options), starts, options.quiet, agent);
+  if (!opened) return fail(kExitFailure, opened.error().message);
+  const Session& session = *opened;
+
+  if (options.action.empty()) return one_shot(session, options, output);
+  if (options.action == "status") return status(session);
+  if (options.action == "dump" || options.action == "stop")
+    return take_recording(session, options, output, options.action == "stop");
+  AttachRequest start = start_request(options, session.target(), &error);
+  if (!error.empty()) return fail(kExitUsage, error);
+  auto started = session.send(start);
+  if (!started) {
+    AttachRecordings written(session.target(), session.tmp(),
+                             recording_stem(session.target(), recording_of(start.options.file, session.target().nspid)));
+    written.gather();  // what the agent wrote before it failed, or before the target exited
+    written.remove();
+    return fail(kExitFailure, started.error().message);
+  }
+  std::cerr << "nmprof: recording " << session.label() << " into " << value(*started, "file") << session.stop_text()
+            << " (in its file system)\n";
+  if (!options.quiet)
+    std::cerr << "  look with 'nmprof attach " << options.pid << " status', copy with 'nmprof attach " << options.pid
+              << " dump -o FILE', end with 'nmprof attach " << options.pid << " stop -o FILE'\n";
+  return 0;
+}
+
+}  // namespace nmprof::cli

@@ -1,0 +1,128 @@
+#include "cli/attach/attach_recordings.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+
+#include "attach/target_files.h"
+#include "cli/output/output_writer.h"
+#include "cli/output/recording_merge.h"
+#include "common/safe_file.h"
+
+namespace nmprof::cli {
+namespace {
+
+constexpr std::string_view kExtension = ".jfr";
+constexpr size_t kRandomLength = 26;  // attach::unpredictable_name()
+
+std::string prefix_of(const attach::TargetProcess& target) { return "nmprof-" + std::to_string(target.nspid) + "-"; }
+
+// The pid in "<stem>.<pid>.jfr"; 0 for "<stem>.jfr"; -1 for any other name.
+pid_t pid_in(std::string_view name, std::string_view stem) {
+  if (name.size() < stem.size() + kExtension.size() || name.substr(0, stem.size()) != stem ||
+      name.substr(name.size() - kExtension.size()) != kExtension)
+    return -1;
+  std::string_view middle = name.substr(stem.size(), name.size() - stem.size() - kExtension.size());
+  if (middle.empty()) return 0;
+  pid_t pid = 0;
+  auto [end, error] = std::from_chars(middle.data() + 1, middle.data() + middle.size(), pid);
+  return middle[0] == '.' && error == std::errc() && end == middle.data() + middle.size() && pid > 0 ? pid : -1;
+}
+
+// The names in the directory `dir` (an O_PATH descriptor).
+std::vector<std::string> names_in(int dir) {
+  std::vector<std::string> names;
+  int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR* listing = fd >= 0 ? fdopendir(fd) : nullptr;
+  if (!listing) {
+    if (fd >= 0) close(fd);
+    return names;
+  }
+  while (dirent* entry = readdir(listing)) names.emplace_back(entry->d_name);
+  closedir(listing);
+  return names;
+}
+
+// The agent holds an exclusive lock on its file while it writes it.
+bool still_written(int fd) {
+  if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
+    flock(fd, LOCK_UN);
+    return false;
+  }
+  return errno == EWOULDBLOCK;
+}
+
+// The whole chunks of the recording behind `fd`, read when it holds a sample.
+bool sampled(int fd, size_t complete) {
+  std::vector<uint8_t> bytes(complete);
+  return pread(fd, bytes.data(), complete, 0) == static_cast<ssize_t>(complete) && holds_samples(bytes);
+}
+
+}  // namespace
+
+std::string new_recording_template(const attach::TargetProcess& target) {
+  return attach::unpredictable_tmp_path(prefix_of(target), ".%p.jfr");
+}
+
+std::string recording_of(std::string_view recording_template, pid_t pid) {
+  std::string path(recording_template);
+  path.replace(path.find("%p"), 2, std::to_string(pid));
+  return path;
+}
+
+std::string recording_stem(const attach::TargetProcess& target, std::string_view path) {
+  std::string prefix = "/tmp/" + prefix_of(target);
+  if (path.substr(0, prefix.size()) != prefix || path.size() < prefix.size() + kRandomLength) return "";
+  std::string_view random = path.substr(prefix.size(), kRandomLength);
+  if (random.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789") != std::string_view::npos) return "";
+  std::string stem(path.substr(5, prefix.size() - 5 + kRandomLength));
+  return pid_in(path.substr(5), stem) >= 0 ? stem : "";
+}
+
+void AttachRecordings::gather() {
+  for (const std::string& name : names_in(tmp_)) {
+    pid_t pid = pid_in(name, stem_);
+    if (pid < 0) continue;
+    pid_t child = pid == target_.nspid ? 0 : pid;
+    if (std::any_of(files_.begin(), files_.end(), [&](const File& f) { return f.name == name; })) continue;
+    int fd = safe_file::open_owned(tmp_, name.c_str(), O_RDONLY, target_.status.euid);
+    if (fd >= 0) files_.push_back({name, child, attach::UniqueFd(fd)});
+  }
+  // The target's own first: it began before its children.
+  std::stable_partition(files_.begin(), files_.end(), [](const File& f) { return f.child == 0; });
+}
+
+std::vector<pid_t> AttachRecordings::children_recording() const {
+  std::vector<pid_t> children;
+  for (const File& f : files_)
+    if (f.child != 0 && still_written(f.fd.get())) children.push_back(f.child);
+  return children;
+}
+
+attach::Result<void> AttachRecordings::write_to(const std::string& output) const {
+  std::vector<std::pair<int, size_t>> parts;  // descriptor, whole chunks
+  for (const File& f : files_) {
+    size_t complete = complete_chunks(f.fd.get());
+    if (complete > 0 && (f.child == 0 || sampled(f.fd.get(), complete))) parts.emplace_back(f.fd.get(), complete);
+  }
+  if (parts.empty()) return attach::Error{"the recording is empty: the agent wrote nothing readable"};
+  std::string error;
+  bool written = write_output(output, &error, [&](int out, std::string* why) {
+    return std::all_of(parts.begin(), parts.end(),
+                       [&](const auto& part) { return copy_file(part.first, part.second, out, why); });
+  });
+  if (!written) return attach::Error{error};
+  return {};
+}
+
+void AttachRecordings::remove() {
+  for (const File& f : files_) (void)attach::remove_from_target_tmp(target_, tmp_, f.name, f.fd.get());
+  files_.clear();
+}
+
+}  // namespace nmprof::cli

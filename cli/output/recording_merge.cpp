@@ -1,0 +1,176 @@
+#include "cli/output/recording_merge.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <memory>
+
+#include "cli/output/output_writer.h"
+#include "cli/run/surviving_processes.h"
+#include "common/safe_file.h"
+#include "formats/jfr/nmprof_schema.h"
+#include "formats/jfr/reading/chunk_header.h"
+#include "formats/jfr/reading/recording_file.h"
+#include "formats/jfr/varint.h"
+#include "formats/jfr/writing/chunk_writer.h"
+
+namespace nmprof::cli {
+namespace {
+
+struct Input {
+  std::string name;
+  std::unique_ptr<MappedFile> file;
+  int64_t start_nanos = 0;
+  size_t complete_bytes = 0;  // the prefix made of whole chunks
+  bool sampled = false;
+};
+
+// Measures the prefix of whole chunks; warns about what follows it.
+void measure(Input& input, std::vector<std::string>& warnings) {
+  auto bytes = input.file->bytes();
+  size_t offset = complete_chunks(bytes);
+  if (offset > 0) input.start_nanos = jfr::parse_chunk_header(bytes).start_nanos;
+  input.complete_bytes = offset;
+  if (offset < bytes.size())
+    warnings.push_back(input.name + ": dropped " +
+                       std::to_string(bytes.size() - offset) +
+                       " bytes written after its last complete write (the process died while writing)");
+}
+
+// The agent holds an exclusive flock on its file while its process lives: a process
+// that outlived the command (a daemon) is recorded only up to now.
+bool still_recording(int fd) {
+  if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
+    flock(fd, LOCK_UN);
+    return false;
+  }
+  return errno == EWOULDBLOCK;
+}
+
+// The length of the prefix of a file of `size` bytes made of whole chunks;
+// read_header(offset, out) reads the header at `offset`.
+template <typename ReadHeader>
+size_t whole_chunks(size_t size, ReadHeader read_header) {
+  size_t offset = 0;
+  uint8_t bytes[jfr::kChunkHeaderSize];
+  while (offset + jfr::kChunkHeaderSize <= size && read_header(offset, bytes)) {
+    jfr::ChunkHeader header;
+    try {
+      header = jfr::parse_chunk_header(bytes);
+    } catch (const std::exception&) {
+      break;
+    }
+    if (header.size < jfr::kChunkHeaderSize || header.size > size - offset || header.metadata_offset == 0) break;
+    offset += header.size;
+  }
+  return offset;
+}
+
+}  // namespace
+
+size_t complete_chunks(std::span<const uint8_t> bytes) {
+  return whole_chunks(bytes.size(), [&](size_t offset, uint8_t* header) {
+    std::memcpy(header, bytes.data() + offset, jfr::kChunkHeaderSize);
+    return true;
+  });
+}
+
+size_t complete_chunks(int fd) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0) return 0;
+  return whole_chunks(static_cast<size_t>(st.st_size), [fd](size_t offset, uint8_t* header) {
+    return pread(fd, header, jfr::kChunkHeaderSize, static_cast<off_t>(offset)) ==
+           static_cast<ssize_t>(jfr::kChunkHeaderSize);
+  });
+}
+
+bool holds_samples(std::span<const uint8_t> chunks) {
+  // Records are laid end to end after each chunk's header: their size, then their type
+  // (nmprof's own ids: no need to read the chunk's metadata).
+  for (size_t chunk = 0; chunk < chunks.size();) {
+    uint64_t size = jfr::parse_chunk_header(chunks.subspan(chunk)).size;
+    if (size < jfr::kChunkHeaderSize || size > chunks.size() - chunk) break;
+    auto records = chunks.subspan(chunk, size);
+    for (size_t at = jfr::kChunkHeaderSize; at < records.size();) {
+      uint64_t record_size, type;
+      const uint8_t* end = records.data() + records.size();
+      size_t n = jfr::decode_varint(records.data() + at, end, record_size);
+      if (n == 0 || record_size == 0 || jfr::decode_varint(records.data() + at + n, end, type) == 0) break;
+      if (type == jfr::schema::kMallocEvent) return true;
+      at += record_size;
+    }
+    chunk += records.size();
+  }
+  return false;
+}
+
+bool merge_recordings(StagingDirectory& directory, const std::string& output, MergeResult* result,
+                      std::string* error) {
+  std::vector<Input> inputs;
+  std::vector<std::string> outlived;  // pids
+  for (const std::string& name : directory.names(".jfr")) {
+    int fd = directory.open_file(name);
+    if (fd < 0) {
+      result->warnings.push_back(name + " left out: " + safe_file::error_text(fd));
+      continue;
+    }
+    Input input{name, nullptr};
+    try {
+      input.file = std::make_unique<MappedFile>(jfr::map_recording(fd, name));
+    } catch (const std::exception& e) {
+      result->warnings.push_back(e.what());
+      close(fd);
+      continue;
+    }
+    measure(input, result->warnings);
+    if (still_recording(fd)) {
+      outlived.push_back(name.substr(0, name.find('.')));
+      result->warnings.push_back("process " + outlived.back() +
+                                 " outlived the command: what it records from now on is not in the profile");
+    }
+    close(fd);
+    if (input.complete_bytes > 0) inputs.push_back(std::move(input));
+  }
+  for (const SurvivingProcess& p : processes_recording_into(directory.path()))
+    if (std::find(outlived.begin(), outlived.end(), std::to_string(p.pid)) == outlived.end())
+      result->warnings.push_back("process " + std::to_string(p.pid) + " (" + p.name +
+                                 ") outlived the command before it wrote anything: what it records is not in the "
+                                 "profile");
+  std::sort(inputs.begin(), inputs.end(), [](const Input& a, const Input& b) { return a.start_nanos < b.start_nanos; });
+  for (Input& input : inputs) input.sampled = holds_samples(input.file->bytes().first(input.complete_bytes));
+  auto sampled = [](const Input& input) { return input.sampled; };
+  if (std::any_of(inputs.begin(), inputs.end(), sampled))
+    std::erase_if(inputs, std::not_fn(sampled));
+  else if (inputs.size() > 1)
+    inputs.erase(inputs.begin() + 1, inputs.end());
+  result->written = !inputs.empty();
+  if (!inputs.empty()) {
+    bool written = write_output(output, error, [&](int fd, std::string* why) {
+      for (const Input& input : inputs) {
+        auto bytes = input.file->bytes().first(input.complete_bytes);
+        for (size_t at = 0; at < bytes.size();) {
+          ssize_t n = write(fd, bytes.data() + at, bytes.size() - at);
+          if (n < 0 && errno == EINTR) continue;
+          if (n <= 0) return *why = "cannot write " + output + ": " + strerror(errno), false;
+          at += static_cast<size_t>(n);
+        }
+      }
+      return true;
+    });
+    if (!written) {
+      *error += "; the per-process recordings are kept in " + directory.path();
+      return false;
+    }
+  }
+  inputs.clear();
+  directory.remove();
+  return true;
+}
+
+}  // namespace nmprof::cli

@@ -1,0 +1,27 @@
+// Runs the profiled command as a child with inherited stdin/stdout/stderr and a
+// modified environment, forwarding the signals that someone sends to nmprof
+// (profile_signals.h).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/run/profile_signals.h"
+
+namespace nmprof::cli {
+
+using Environment = std::vector<std::pair<std::string, std::string>>;
+
+struct ChildExit {
+  int status = 0;   // what nmprof should exit with: the exit code, or 128 + signal
+  int signal = 0;   // the signal that killed the child, 0 if it exited
+  long pid = 0;
+};
+
+// Runs `path` with `argv` (argv[0] as the user typed it) to its end. Returns false
+// with *error if it could not be started.
+bool run_child(const std::string& path, const std::vector<std::string>& argv, const Environment& overrides,
+               ProfileSignals& signals, ChildExit* result, std::string* error);
+
+}  // namespace nmprof::cli

@@ -1,0 +1,160 @@
+#include "cli/run/run_command.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <string_view>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/agent_location.h"
+#include "cli/exit_codes.h"
+#include "cli/options/count_check.h"
+#include "cli/options/did_you_mean.h"
+#include "cli/options/path_check.h"
+#include "cli/options/size_option.h"
+#include "cli/output/invoking_user.h"
+#include "cli/output/output_check.h"
+#include "cli/output/recording_merge.h"
+#include "cli/output/staging_directory.h"
+#include "cli/report/report_command.h"
+#include "cli/run/child_process.h"
+#include "cli/run/profile_signals.h"
+#include "cli/run/program_check.h"
+#include "common/signal_text.h"
+#include "formats/text/utf8.h"
+#include "protocol/agent_options.h"
+
+namespace nmprof::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string appended(const char* name, const std::string& value) {
+  const char* current = getenv(name);
+  return current && *current ? std::string(current) + ":" + value : value;
+}
+
+// Merges the recordings of the command's processes into the output and summarizes
+// it. Returns nmprof's exit status.
+int write_profile(const RunOptions& options, StagingDirectory& staging, const ChildExit& child, time_t started) {
+  std::string error;
+  std::string output = expand_path_template(options.output, child.pid, local_time_text(started));
+  std::string recording = report::recording_path(output, options.keep_jfr);
+  MergeResult merged;
+  // A profile that could not be written fails the run, whatever the command's status
+  // (a failing command's status is kept: it says more).
+  auto failed = [&child] { return child.status != 0 ? child.status : kExitFailure; };
+  if (!merge_recordings(staging, recording, &merged, &error)) {
+    fail(kExitFailure, error);
+    return failed();
+  }
+  // They name files of the staging directory, which its parent's owner could name.
+  for (const auto& warning : merged.warnings)
+    std::cerr << "nmprof: warning: " << text::escape_controls(warning) << "\n";
+  if (!merged.written && child.signal != 0) {
+    // The program died before its recording could be written (SIGKILL, or a signal
+    // nmprof does not catch).
+    std::cerr << "nmprof: no recording was written: the program was killed by " << signal_text(child.signal)
+              << " before anything was written (the recording is written every second, at exit, on a crash and"
+              << " on the signals nmprof forwards, once the agent has started in the program)\n";
+  } else if (!merged.written) {
+    std::cerr << "nmprof: no recording was written: the agent did not run in the program (a static or setuid"
+              << " executable, or one started without nmprof's LD_PRELOAD), or could not write its file\n";
+  } else {
+    // The summary goes to stderr, like the program's diagnostics, so it never mixes
+    // into the program's own output.
+    int delivered = report::deliver_recording(
+        {recording, output, options.keep_jfr, options.top, options.quiet, options.fail_on_live}, std::cerr);
+    // nmprof exits normally with 128 + the signal: the shell does not say that the
+    // command crashed, so nmprof does (but, as shells, not for an interrupt or a pipe;
+    // and -q says where the file is, nothing else).
+    if (!options.quiet && child.signal != 0 && child.signal != SIGINT && child.signal != SIGPIPE)
+      std::cerr << "nmprof: the command was killed by " << signal_text(child.signal) << "\n";
+    if (delivered == kExitFailure) return failed();
+    if (delivered == kExitGate && child.status == 0) return kExitGate;
+  }
+  return child.status;
+}
+
+}  // namespace
+
+size_t split_run_arguments(const CLI::App& run, const std::vector<std::string>& args, size_t first,
+                           std::string* error) {
+  for (size_t i = first; i < args.size(); i++) {
+    std::string_view arg = args[i];
+    if (arg == "--" || arg.empty() || arg[0] != '-') return i;
+    std::string_view name = arg.substr(0, arg.find('='));
+    const CLI::Option* option = run.get_option_no_throw(std::string(name));
+    if (!option) {
+      *error = unknown_option_message(run, arg);
+      return i;
+    }
+    bool takes_value = option->get_items_expected_max() > 0;  // flags expect none
+    if (takes_value && name == arg) i++;  // its value is the next argument
+  }
+  return args.size();
+}
+
+void add_run_command(CLI::App& app, RunOptions& options) {
+  CLI::App* run = app.add_subcommand("run", "Run a program with the agent, record, and summarize");
+  add_recording_options(run, options.recording);
+  run->add_option("-o,--output", options.output, "Output file (%p: pid, %t: start time)")
+      ->default_val(options.output)
+      ->check(path_check());
+  run->add_option("--top", options.top, "Stacks shown in the summary")->default_val(options.top)
+      ->check(count_check(1, kMaxTop, "stacks"))
+      ->type_name("N");
+  run->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
+  add_size_option(run, "--fail-on-live", options.fail_on_live,
+                  "Exit with status 3 when the program exited 0 but more than SIZE was live at its end (a CI gate)");
+  run->add_flag("--keep-jfr", options.keep_jfr, "With -o in another format (x.pb.gz), keep the JFR too (x.jfr)");
+  add_trust_environment_flag(run, options.trust_environment);
+  run->add_option("command", options.command, "The program and its arguments, after --")->required();
+  run->footer(
+      "Examples:\n"
+      "  nmprof run -o app.jfr -- ./app --port 8080\n"
+      "  nmprof run -o app.jfr -- java -jar app.jar      (Java: the agent is added to the JVM's options)\n"
+      "Without the CLI:\n"
+      "  LD_PRELOAD=libnmprof.so NMPROF_OPTIONS=nativemem=512k,file=app.jfr ./app\n"
+      "  java -agentpath:/path/libnmprof.so=nativemem=512k,file=app.jfr -jar app.jar");
+}
+
+int run_command(const RunOptions& options) {
+  AgentOptions agent;
+  std::string error;
+  if (!to_agent_options(options.recording, &agent, &error)) return fail(kExitUsage, error);
+  if (!check_output(expand_path_template(options.output, kWidestPid, local_time_text(time(nullptr))), &error))
+    return fail(kExitFailure, error);
+  std::string program = check_program(options.command[0], &error);
+  if (program.empty())
+    return fail(error.rfind("command not found", 0) == 0 ? kExitNotFound : kExitCannotRun, error);
+  std::string agent_path = find_agent(options.trust_environment, &error);
+  if (agent_path.empty()) return fail(kExitFailure, error);
+
+  // Under sudo the output's directory is the user's, who could swap the staging
+  // directory for a link while root's processes write into it: stage in /tmp then.
+  // Absolute: the program may work in another directory (sh -c 'cd /x && exec ...').
+  fs::path output_parent = fs::path(options.output).parent_path();
+  std::string staging_dir =
+      invoked_through_sudo() ? "/tmp" : staging_parent(output_parent.empty() ? "." : output_parent.string());
+  StagingDirectory staging;
+  if (!staging.create(staging_dir, &error)) return fail(kExitFailure, error);
+  agent.file = staging.path() + "/%p.jfr";
+
+  time_t started = time(nullptr);
+  ChildExit child;
+  Environment env = {{"LD_PRELOAD", appended("LD_PRELOAD", agent_path)},
+                     {kOptionsVariable, format_agent_options(agent)}};
+  ProfileSignals signals;  // until the profile is written
+  if (!run_child(program, options.command, env, signals, &child, &error)) {
+    staging.remove();
+    return fail(kExitCannotRun, error);
+  }
+  int status = write_profile(options, staging, child, started);
+  signals.end_by_held_signal();
+  return status;
+}
+
+}  // namespace nmprof::cli
