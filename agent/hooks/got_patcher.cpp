@@ -221,7 +221,9 @@ int GotPatcher::visit_module(dl_phdr_info* info, size_t size, void* arg) {
         }
         continue;
       }
-      if (!pass.patcher.enabled_[id] || current == nullptr || is_hook_entry(current)) continue;
+      if (!pass.patcher.enabled_[id] || current == nullptr || current == g_canonical_entries[id] ||
+          is_hook_entry(current))
+        continue;
       // A jump slot still pointing into its own module's PLT is not bound yet (lazy
       // binding): bind it where the dynamic linker would.
       bool defines_it = symbol.st_shndx != SHN_UNDEF && symbol.st_value != 0;

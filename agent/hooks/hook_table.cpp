@@ -1,13 +1,12 @@
 #include "agent/hooks/hook_table.h"
 
-#include <dlfcn.h>
-
 #include "agent/hooks/allocation_hooks.h"
 #include "agent/hooks/block_sizes.h"
 #include "agent/hooks/descriptor_hooks.h"
 #include "agent/hooks/process_hooks.h"
 #include "agent/hooks/user_id_hooks.h"
 #include "agent/hooks/signal_hooks.h"
+#include "agent/hooks/symbol_binding.h"
 
 namespace nmprof {
 
@@ -52,8 +51,16 @@ const HookedFunction g_hooked_functions[kHookCount] = {
 std::atomic<void*> g_hook_targets[kHookCount][kMaxBindings];
 void* g_default_targets[kHookCount];
 
+void* g_canonical_entries[kHookCount];
+
 void look_up_default_targets() {
-  for (int id = 0; id < kHookCount; id++) g_default_targets[id] = dlsym(RTLD_DEFAULT, g_hooked_functions[id].name);
+  // This function is the agent's own code: its module is never a definition.
+  auto own_code = reinterpret_cast<const void*>(&look_up_default_targets);
+  for (int id = 0; id < kHookCount; id++) {
+    SymbolBinding binding = symbol_binding(g_hooked_functions[id].name, own_code);
+    g_default_targets[id] = binding.definition;
+    g_canonical_entries[id] = binding.canonical_entry;
+  }
 }
 
 int bind_target(HookId id, void* original) {

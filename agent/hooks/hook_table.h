@@ -58,8 +58,12 @@ struct HookedFunction {
 extern const HookedFunction g_hooked_functions[kHookCount];
 extern std::atomic<void*> g_hook_targets[kHookCount][kMaxBindings];
 // Where a slot that the dynamic linker has not bound yet (lazy binding) will bind:
-// the global definition, looked up once at startup.
+// the global definition, looked up once at startup (symbol_binding.h).
 extern void* g_default_targets[kHookCount];
+// A non-PIE executable's PLT entry standing for the function's address, or null.
+// Slots holding it are left alone: the entry jumps through the executable's own
+// jump slot, which is patched, and programs compare such pointers with `&malloc`.
+extern void* g_canonical_entries[kHookCount];
 
 void look_up_default_targets();
 

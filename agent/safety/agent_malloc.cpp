@@ -3,24 +3,30 @@
 // libnmprof.so (the version script exports only the entry points), so calls made
 // from inside the agent bind here and the host's calls never do. Only this shared
 // library has them; the agent's unit tests use libc's.
-#include <dlfcn.h>
-
 #include <atomic>
 #include <cerrno>
 #include <cstddef>
 
+#include "agent/hooks/symbol_binding.h"
 #include "agent/safety/agent_memory.h"
 
 namespace {
 
 namespace memory = nmprof::agent_memory;
 
-// The host's allocator, for a block of its own that libc hands the agent to free.
+void* allocated_or_enomem(void* p) {
+  if (!p) errno = ENOMEM;
+  return p;
+}
+
+// The host's allocator, for a block of its own that libc hands the agent to free:
+// its definition, not dlsym's answer, which may be a PLT entry whose slot is hooked.
 template <typename F>
 F host_function(std::atomic<F>& cached, const char* name) {
   F f = cached.load(std::memory_order_acquire);
   if (!f) {
-    f = reinterpret_cast<F>(dlsym(RTLD_DEFAULT, name));
+    auto own_code = reinterpret_cast<const void*>(&allocated_or_enomem);
+    f = reinterpret_cast<F>(nmprof::symbol_binding(name, own_code).definition);
     cached.store(f, std::memory_order_release);
   }
   return f;
@@ -28,11 +34,6 @@ F host_function(std::atomic<F>& cached, const char* name) {
 
 std::atomic<void (*)(void*)> g_host_free{nullptr};
 std::atomic<void* (*)(void*, size_t)> g_host_realloc{nullptr};
-
-void* allocated_or_enomem(void* p) {
-  if (!p) errno = ENOMEM;
-  return p;
-}
 
 }  // namespace
 
