@@ -65,10 +65,10 @@ bool ProcessEnd::ended(std::chrono::milliseconds wait) {
   return true;
 }
 
-bool ProcessEnd::killed() const { return wait_status_ && WIFSIGNALED(*wait_status_); }
+int ProcessEnd::killed_by() const { return wait_status_ && WIFSIGNALED(*wait_status_) ? WTERMSIG(*wait_status_) : 0; }
 
 std::string ProcessEnd::how() const {
-  if (killed()) return "was killed by " + signal_text(WTERMSIG(*wait_status_));
+  if (killed()) return "was killed by " + signal_text(killed_by());
   if (wait_status_ && WIFEXITED(*wait_status_)) return "exited with status " + std::to_string(WEXITSTATUS(*wait_status_));
   return "has ended";
 }

@@ -27,7 +27,9 @@ class ProcessEnd {
   // parent reaped it before nmprof looked).
   std::string how() const;
   // Whether a signal is known to have killed it.
-  bool killed() const;
+  bool killed() const { return killed_by() != 0; }
+  // The signal known to have killed it, or 0.
+  int killed_by() const;
 
  private:
   pid_t pid_;

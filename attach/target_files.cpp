@@ -1,7 +1,6 @@
 #include "attach/target_files.h"
 
 #include <fcntl.h>
-#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -76,10 +75,6 @@ std::string unpredictable_name() {
   return random;
 }
 
-std::string unpredictable_tmp_path(std::string_view prefix, std::string_view suffix) {
-  return "/tmp/" + std::string(prefix) + unpredictable_name() + std::string(suffix);
-}
-
 Result<TargetFile> create_in_target(const TargetProcess& target, const std::string& path_in_target, mode_t mode) {
   std::string label = describe(target, path_in_target);
   auto created = run_as_target(target, [&](const TargetDirs& dirs) -> Result<UniqueFd> {
@@ -99,10 +94,11 @@ bool shares_root_with(const TargetProcess& target) {
          theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino;
 }
 
-Result<TargetFile> place_in_target(const TargetProcess& target, const std::string& local_file) {
+Result<TargetFile> place_in_target(const TargetProcess& target, const std::string& path_in_target,
+                                   const std::string& local_file) {
   UniqueFd in(open(local_file.c_str(), O_RDONLY | O_CLOEXEC));
   if (!in) return Error{"cannot read " + local_file + ": " + std::strerror(errno)};
-  auto out = create_in_target(target, unpredictable_tmp_path("nmprof-agent-", ".so"), 0700);
+  auto out = create_in_target(target, path_in_target, 0700);
   if (!out) return out.error();
   char buffer[65536];
   for (;;) {
@@ -133,35 +129,6 @@ Result<void> remove_from_target(const TargetProcess& target, std::string_view pa
       return Error{"cannot remove " + label + ": " + std::strerror(errno)};
     return UniqueFd();
   }));
-}
-
-}  // namespace nmprof::attach
-
-namespace nmprof::attach {
-
-Result<UniqueFd> open_target_tmp(const TargetProcess& target) {
-  std::string path = client_path(target, "/tmp");
-  UniqueFd tmp(open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (!tmp) return Error{"cannot open " + path + ": " + std::strerror(errno)};
-  return tmp;
-}
-
-Result<void> remove_from_target_tmp(const TargetProcess& target, int tmp, std::string_view name, int same_as) {
-  std::string label = std::string(name) + " in the /tmp of process " + std::to_string(target.pid);
-  std::string file(name);
-  struct stat expected {}, st {};
-  if (fstat(same_as, &expected) != 0 || fstatat(tmp, file.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
-    return Error{"cannot remove " + label + ": " + std::strerror(errno)};
-  if (!same_file(st, expected)) return Error{"not removing " + label + ": it is no longer the file nmprof read"};
-  // The target's rights, not root's, for the unlink (this thread only).
-  uid_t uid = setfsuid(target.status.euid);
-  gid_t gid = setfsgid(target.status.egid);
-  int removed = unlinkat(tmp, file.c_str(), 0);
-  int error = errno;
-  setfsgid(gid);
-  setfsuid(uid);
-  if (removed != 0) return Error{"cannot remove " + label + ": " + std::strerror(error)};
-  return {};
 }
 
 }  // namespace nmprof::attach

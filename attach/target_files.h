@@ -33,16 +33,13 @@ Result<UniqueFd> open_in_target(const TargetProcess& target, std::string_view pa
 // 26 random characters from [a-z0-9] (getrandom): a name part or token nobody can guess.
 std::string unpredictable_name();
 
-// "/tmp/<prefix><random><suffix>": a name in the target's /tmp nobody can guess.
-std::string unpredictable_tmp_path(std::string_view prefix, std::string_view suffix);
-
 // A file nmprof made in the target: its path there, and nmprof's descriptor of it.
 struct TargetFile {
   std::string path;
   UniqueFd fd;
 };
 
-// Creates `path_in_target` (from unpredictable_tmp_path; it must not exist yet) with
+// Creates `path_in_target` (from TargetTmp::unpredictable_path; it must not exist yet) with
 // the target's rights and `mode`; the descriptor is open for reading and writing.
 Result<TargetFile> create_in_target(const TargetProcess& target, const std::string& path_in_target, mode_t mode);
 
@@ -50,21 +47,13 @@ Result<TargetFile> create_in_target(const TargetProcess& target, const std::stri
 // of nmprof's files are then valid in the target too.
 bool shares_root_with(const TargetProcess& target);
 
-// Copies `local_file` to a new file of the target's user in its /tmp.
-Result<TargetFile> place_in_target(const TargetProcess& target, const std::string& local_file);
+// Copies `local_file` to `path_in_target`, a new file of the target's user.
+Result<TargetFile> place_in_target(const TargetProcess& target, const std::string& path_in_target,
+                                   const std::string& local_file);
 
 // Deletes `path_in_target` in the target's view and with its rights, only while it
 // is the file open as `same_as` (a file nmprof made or asked for, never one a
 // reply merely names).
 Result<void> remove_from_target(const TargetProcess& target, std::string_view path_in_target, int same_as);
-
-// The target's /tmp (/proc/<pid>/root/tmp), held open so that a file nmprof made
-// there can still be removed when the target has exited.
-Result<UniqueFd> open_target_tmp(const TargetProcess& target);
-
-// remove_from_target for a file directly in the target's /tmp, which works after the
-// target has exited too: deletes `name` in `tmp` (open_target_tmp) with the target's
-// file system ids, only while it is the file open as `same_as`.
-Result<void> remove_from_target_tmp(const TargetProcess& target, int tmp, std::string_view name, int same_as);
 
 }  // namespace nmprof::attach

@@ -54,6 +54,17 @@ Result<TargetProcess> inspect_process(pid_t pid) {
   return target;
 }
 
+char process_state(pid_t pid) {
+  auto stat = read_text_at(AT_FDCWD, proc_path(pid, "stat").c_str());
+  size_t end = stat ? stat->rfind(") ") : std::string::npos;  // the command may hold ") "
+  return end != std::string::npos && end + 2 < stat->size() ? (*stat)[end + 2] : 'X';
+}
+
+bool has_ended(pid_t pid) {
+  char state = process_state(pid);
+  return state == 'Z' || state == 'X';
+}
+
 Result<void> check_attach_permission(const TargetProcess& target, std::string_view kind) {
   uid_t uid = geteuid();
   gid_t gid = getegid();

@@ -22,6 +22,11 @@ struct TargetProcess {
 // Errors: no such process.
 Result<TargetProcess> inspect_process(pid_t pid);
 
+// The state letter of /proc/<pid>/stat ('S', 'R', 'T', 'Z' ...), 'X' when it is gone.
+char process_state(pid_t pid);
+// Gone, or a zombie: it runs no more.
+bool has_ended(pid_t pid);
+
 // HotSpot accepts a client whose uid is 0, or whose euid and egid both equal its own,
 // and ptrace (any other process) asks as much of a client without CAP_SYS_PTRACE. A
 // non-root nmprof therefore needs the target's exact credentials. `kind` names the

@@ -16,11 +16,16 @@ namespace nmprof {
 namespace {
 
 // The program's path; the kernel adds " (deleted)" once it was removed or replaced.
+// Without /proc (a chroot has none, usually), the name it was started by, from the
+// auxiliary vector: its frames then keep their module's name, and its symbols are
+// read from that file when it is the build that runs.
 std::string executable_path() {
   char buf[4096];
   ssize_t n = readlink(kExecutable, buf, sizeof buf - 1);
   std::string path = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
   if (path.ends_with(" (deleted)")) path.resize(path.size() - strlen(" (deleted)"));
+  if (path.empty())
+    if (const char* started_as = reinterpret_cast<const char*>(getauxval(AT_EXECFN))) path = started_as;
   return path;
 }
 

@@ -24,6 +24,7 @@
 #include "attach/ptrace/target_modules.h"
 #include "attach/ptrace/thread_stack.h"
 #include "attach/ptrace/tracee_wait.h"
+#include "attach/seccomp_sandbox.h"
 #include "attach/timeouts.h"
 #include "protocol/attach_request.h"
 
@@ -34,9 +35,21 @@ constexpr uint64_t kSigsegvBit = 1ULL << (SIGSEGV - 1);
 
 std::string proc_path(pid_t pid, const std::string& name) { return "/proc/" + std::to_string(pid) + "/" + name; }
 
+// Whether stopping a thread waiting in the call of a /proc/<pid>/task/<tid>/syscall
+// line ("number arg1 ... arg6 sp pc") is safe under seccomp: not one that would resume
+// through restart_syscall (interrupted_syscall.h), which a filter may refuse.
+bool stoppable_under_seccomp(const std::string& line) {
+  char* at = nullptr;
+  int64_t number = strtoll(line.c_str(), &at, 10);
+  uint64_t args[6] = {};
+  for (uint64_t& arg : args) arg = strtoull(at, &at, 16);
+  return !may_resume_through_restart_syscall(number, args);
+}
+
 // The threads to try, those waiting in an idle call first (stopping them costs
-// the program nothing), then those running.
-std::deque<pid_t> candidate_threads(pid_t pid) {
+// the program nothing), then those running. Under seccomp (`sandboxed`), no thread
+// in strict mode, nor one whose wait would resume through restart_syscall.
+std::deque<pid_t> candidate_threads(pid_t pid, bool sandboxed) {
   std::vector<pid_t> idle, running;
   DIR* dir = opendir(proc_path(pid, "task").c_str());
   if (!dir) return {};
@@ -44,10 +57,11 @@ std::deque<pid_t> candidate_threads(pid_t pid) {
     pid_t tid = atoi(entry->d_name);
     if (tid <= 0) continue;
     auto syscall = read_text_at(AT_FDCWD, proc_path(pid, "task/" + std::string(entry->d_name) + "/syscall").c_str());
-    if (!syscall) continue;
+    if (!syscall || (sandboxed && seccomp_mode_of(pid, tid) == 1)) continue;
     if (syscall->rfind("running", 0) == 0)
       running.push_back(tid);
-    else if (is_idle_syscall(strtoll(syscall->c_str(), nullptr, 10)))
+    else if (is_idle_syscall(strtoll(syscall->c_str(), nullptr, 10)) &&
+             (!sandboxed || stoppable_under_seccomp(*syscall)))
       idle.push_back(tid);
   }
   closedir(dir);
@@ -131,13 +145,11 @@ std::vector<pid_t> descendants_with_nmprof(pid_t pid) {
   return found;
 }
 
-Result<NativeProcess> NativeProcess::find(pid_t pid, std::chrono::milliseconds timeout) {
+Result<NativeProcess> NativeProcess::find(pid_t pid, std::chrono::milliseconds timeout, bool force) {
   auto target = inspect_process(pid);
   if (!target) return target.error();
   std::string process = "process " + std::to_string(pid) + " (" + target->name + ")";
-  auto stat = read_text_at(AT_FDCWD, proc_path(pid, "stat").c_str());
-  size_t end = stat ? stat->rfind(") ") : std::string::npos;
-  char state = end != std::string::npos && end + 2 < stat->size() ? (*stat)[end + 2] : 'X';
+  char state = process_state(pid);
   if (state == 'Z' || state == 'X') return Error{process + " has exited"};
   // A debugger or strace holds it: a tracing stop ('t') is theirs, not the user's to end.
   if (tracer_of(pid) != 0) return Error{explain_ptrace_denied(*target)};
@@ -163,7 +175,9 @@ Result<NativeProcess> NativeProcess::find(pid_t pid, std::chrono::milliseconds t
   if (target->status.signals_ignored & kSigsegvBit)
     return Error{process + " ignores SIGSEGV, which nmprof's injection relies on to regain control; start it "
                  "under nmprof instead: `nmprof run -- <command>`"};
-  return NativeProcess(std::move(*target), timeout);
+  if (auto allowed = check_native_sandbox(*target, force); !allowed) return allowed.error();
+  bool sandboxed = seccomp_sandbox_of(pid).has_value();
+  return NativeProcess(std::move(*target), timeout, sandboxed);
 }
 
 Result<int> NativeProcess::load_agent(std::string_view library, std::string_view request) const {
@@ -191,7 +205,10 @@ Result<int> NativeProcess::load_agent(std::string_view library, std::string_view
   TargetModules modules(target_, maps);
   std::string last_refusal;
   for (;;) {
-    std::deque<pid_t> candidates = candidate_threads(target_.pid);
+    // Gone meanwhile (a Go program's raw exit_group, a crash): said so, not "no such process".
+    if (has_ended(target_.pid))
+      return Error{"process " + std::to_string(target_.pid) + " exited while nmprof waited for a safe point"};
+    std::deque<pid_t> candidates = candidate_threads(target_.pid, sandboxed_);
     while (!candidates.empty()) {
       pid_t tid = candidates.front();
       candidates.pop_front();
@@ -241,7 +258,7 @@ Result<int> NativeProcess::load_agent(std::string_view library, std::string_view
     // point and an unsafe one is not looked at in step with it.
     std::this_thread::sleep_for(std::chrono::microseconds(500 + random() % 2000));
     maps_text = read_proc_file(target_, "maps");
-    if (!maps_text) return maps_text.error();
+    if (!maps_text) continue;  // ended: said at the top
     modules.update(parse_maps(*maps_text));
   }
 }

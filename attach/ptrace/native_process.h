@@ -29,9 +29,10 @@ std::vector<pid_t> descendants_with_nmprof(pid_t pid);
 
 class NativeProcess {
  public:
-  // Checks that `pid` is a dynamically linked process that is not stopped.
-  // `timeout`: how long to wait for a thread to reach a safe point.
-  static Result<NativeProcess> find(pid_t pid, std::chrono::milliseconds timeout);
+  // Checks that `pid` is a dynamically linked process that is not stopped, and not
+  // under seccomp unless `force` (seccomp_sandbox.h). `timeout`: how long to wait for
+  // a thread to reach a safe point.
+  static Result<NativeProcess> find(pid_t pid, std::chrono::milliseconds timeout, bool force = false);
 
   const TargetProcess& process() const { return target_; }
 
@@ -46,11 +47,14 @@ class NativeProcess {
   std::chrono::microseconds last_stop() const { return last_stop_; }
 
  private:
-  NativeProcess(TargetProcess target, std::chrono::milliseconds timeout)
-      : target_(std::move(target)), timeout_(timeout) {}
+  NativeProcess(TargetProcess target, std::chrono::milliseconds timeout, bool sandboxed)
+      : target_(std::move(target)), timeout_(timeout), sandboxed_(sandboxed) {}
 
   TargetProcess target_;
   std::chrono::milliseconds timeout_;
+  // Under seccomp (and forced): no thread is stopped in a call that would resume
+  // through restart_syscall, nor one in strict mode.
+  bool sandboxed_;
   mutable std::chrono::microseconds last_stop_{0};
 };
 

@@ -16,6 +16,8 @@
 #include "attach/ptrace/interrupted_syscall.h"
 #include "attach/ptrace/ptrace_permission.h"
 #include "attach/ptrace/tracee_wait.h"
+#include "attach/seccomp_sandbox.h"
+#include "common/signal_text.h"
 
 namespace nmprof::attach {
 namespace {
@@ -95,8 +97,12 @@ Result<void> SeizedThread::stop(Clock::time_point deadline) {
   }
   saved_fpu_.resize(fpu.iov_len);
   registers_saved_ = true;
-  if (static_cast<int64_t>(saved_.orig_rax) >= 0)
+  if (static_cast<int64_t>(saved_.orig_rax) >= 0) {
     saved_.rax = restartable_result(static_cast<int64_t>(saved_.orig_rax), static_cast<int64_t>(saved_.rax));
+    // Stopped in a sleep after all (it began one after nmprof looked): under a filter
+    // that may refuse restart_syscall, the sleep is made again.
+    if (resumes_through_restart_syscall(saved_) && seccomp_mode_of(pid_, tid_) != 0) restart_as_itself(saved_);
+  }
   memory_ = UniqueFd(open(("/proc/" + std::to_string(pid_) + "/mem").c_str(), O_RDWR | O_CLOEXEC));
   if (!memory_) return Error{"cannot open the memory of process " + std::to_string(pid_) + ": " + strerror(errno)};
   return {};
@@ -169,7 +175,7 @@ Result<void> SeizedThread::run_until_return(uint64_t* result, Clock::time_point 
         continue;
       case WaitEnd::kExited:
         attached_ = false;
-        return exited(pid_);
+        return ended_during(status, what);
       case WaitEnd::kStopped:
         running = false;
         break;
@@ -191,6 +197,16 @@ Result<void> SeizedThread::run_until_return(uint64_t* result, Clock::time_point 
                                         std::to_string(arrived) + "); nmprof put the thread back as it was"};
     held_signals_.push_back(arrived);
   }
+}
+
+// The thread ended while it ran the call: a signal that killed the process is named
+// (SIGSYS: a seccomp filter refused a call, which --force risked).
+Error SeizedThread::ended_during(int status, std::string_view what) const {
+  if (!WIFSIGNALED(status)) return exited(pid_);
+  std::string killed = "process " + std::to_string(pid_) + " was killed by " + signal_text(WTERMSIG(status)) +
+                       " during " + describe_call(what);
+  if (WTERMSIG(status) == SIGSYS) killed += ": its seccomp filter refused one of the call's system calls";
+  return Error{killed};
 }
 
 std::string SeizedThread::describe_call(std::string_view what) const {

@@ -65,6 +65,7 @@ class SeizedThread {
   Result<void> stop(Clock::time_point deadline);
   Result<void> run_until_return(uint64_t* result, Clock::time_point deadline, std::string_view what);
   std::string describe_call(std::string_view what) const;
+  Error ended_during(int status, std::string_view what) const;
   bool restore();
 
   pid_t pid_;

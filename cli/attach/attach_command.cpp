@@ -20,6 +20,7 @@
 #include "attach/process_end.h"
 #include "attach/ptrace/native_process.h"
 #include "attach/ptrace/tracee_wait.h"
+#include "attach/seccomp_sandbox.h"
 #include "attach/target_files.h"
 #include "attach/vm_detection.h"
 #include "cli/agent_location.h"
@@ -105,15 +106,25 @@ struct Channel {
 // removed even when the target exits meanwhile.
 class Session {
  public:
-  Session(Channel channel, std::string library, std::optional<attach::TargetFile> copy, attach::UniqueFd tmp)
-      : channel_(std::move(channel)), library_(std::move(library)), copy_(std::move(copy)), tmp_(std::move(tmp)) {}
+  Session(Channel channel, std::string library, std::optional<attach::TargetFile> copy, attach::TargetTmp tmp,
+          bool force)
+      : channel_(std::move(channel)),
+        library_(std::move(library)),
+        copy_(std::move(copy)),
+        tmp_(std::move(tmp)),
+        force_(force) {}
 
   const attach::TargetProcess& target() const { return channel_.target; }
-  int tmp() const { return tmp_.get(); }
+  const attach::TargetTmp& tmp() const { return tmp_; }
 
   // Stops the recording of `pid`, a process the target forked while it recorded,
   // which has the agent loaded already (nothing to do when it is not recording).
-  attach::Result<void> stop_child(pid_t pid, std::chrono::milliseconds timeout) const;
+  attach::Result<void> stop_child(pid_t pid, std::chrono::milliseconds timeout) const {
+    return stop_forked(pid, library_, timeout, force_);
+  }
+  // The same without a session: for processes forked by a target that has ended.
+  static attach::Result<void> stop_forked(pid_t pid, const std::string& library, std::chrono::milliseconds timeout,
+                                          bool force);
   const std::string& label() const { return channel_.label; }
   // " (stopped 12.3 ms)" after a request through ptrace, "" otherwise.
   std::string stop_text() const {
@@ -141,7 +152,7 @@ class Session {
   attach::Result<std::pair<int, AttachReply>> exchange(AttachRequest request) const {
     std::optional<attach::TraceSignals> held_back;
     if (channel_.ptrace) held_back.emplace();
-    auto reply_file = attach::create_in_target(target(), attach::unpredictable_tmp_path("nmprof-reply-", ""), 0600);
+    auto reply_file = attach::create_in_target(target(), tmp_.unpredictable_path("nmprof-reply-", ""), 0600);
     if (!reply_file) return reply_file.error();
     request.options.reply = reply_file->path;
     std::string token = attach::unpredictable_name();
@@ -191,11 +202,12 @@ class Session {
   Channel channel_;
   std::string library_;
   mutable std::optional<attach::TargetFile> copy_;
-  attach::UniqueFd tmp_;
+  attach::TargetTmp tmp_;
+  bool force_;  // --force: the processes it forked are under its seccomp filter too
 };
 
-attach::Result<Channel> native_channel(int pid, std::chrono::milliseconds timeout) {
-  auto process = attach::NativeProcess::find(pid, timeout);
+attach::Result<Channel> native_channel(int pid, std::chrono::milliseconds timeout, bool force) {
+  auto process = attach::NativeProcess::find(pid, timeout, force);
   if (!process) return process.error();
   auto shared = std::make_shared<attach::NativeProcess>(std::move(*process));
   return Channel{shared->process(), "process " + std::to_string(pid),
@@ -206,12 +218,13 @@ attach::Result<Channel> native_channel(int pid, std::chrono::milliseconds timeou
                  true};
 }
 
-attach::Result<void> Session::stop_child(pid_t pid, std::chrono::milliseconds timeout) const {
-  auto channel = native_channel(pid, timeout);
+attach::Result<void> Session::stop_forked(pid_t pid, const std::string& library, std::chrono::milliseconds timeout,
+                                          bool force) {
+  auto channel = native_channel(pid, timeout, force);
   if (!channel) return channel.error();
   auto tmp = attach::open_target_tmp(channel->target);
   if (!tmp) return tmp.error();
-  Session child(std::move(*channel), library_, std::nullopt, std::move(*tmp));
+  Session child(std::move(*channel), library, std::nullopt, std::move(*tmp), force);
   auto answer = child.exchange({AttachCommand::Stop, {}});
   if (!answer) return answer.error();
   // Not recording: forked after the target's stop, or stopped already.
@@ -226,13 +239,13 @@ std::chrono::milliseconds timeout_of(const AttachOptions& options) {
 
 // The copy of the agent an earlier attach loaded into the JVM: a library already
 // loaded is found by its name, without reading any file.
-std::optional<std::string> loaded_copy(const attach::TargetProcess& target) {
+std::optional<std::string> loaded_copy(const attach::TargetProcess& target, const attach::TargetTmp& tmp) {
   auto maps = attach::read_proc_file(target, "maps");
   if (!maps) return std::nullopt;
   for (std::string_view file : attach::mapped_files(*maps)) {
     std::string_view name = file.substr(file.rfind('/') + 1);
     if (name.rfind("nmprof-agent-", 0) == 0 && name.size() == 13 + 26 + 3 && name.substr(39) == ".so")
-      return "/tmp/" + std::string(name);
+      return tmp.path + "/" + std::string(name);
   }
   return std::nullopt;
 }
@@ -240,15 +253,21 @@ std::optional<std::string> loaded_copy(const attach::TargetProcess& target) {
 // The agent library as the target sees it: ours, the copy it loaded before, or a new
 // copy in its /tmp when it cannot read ours (a container, or our path not readable by
 // the JVM's user). Never a file of that name that someone else may have put there.
-attach::Result<std::pair<std::string, std::optional<attach::TargetFile>>> agent_for(
-    const attach::TargetProcess& target, const std::string& agent) {
+attach::Result<std::pair<std::string, std::optional<attach::TargetFile>>> agent_for(const attach::TargetProcess& target,
+                                                                                    const attach::TargetTmp& tmp,
+                                                                                    const std::string& agent) {
   if (attach::shares_root_with(target) && attach::open_in_target(target, agent, attach::Owner::anyone))
     return std::pair{agent, std::optional<attach::TargetFile>()};
-  if (auto loaded = loaded_copy(target)) return std::pair{*loaded, std::optional<attach::TargetFile>()};
-  auto placed = attach::place_in_target(target, agent);
+  if (auto loaded = loaded_copy(target, tmp)) return std::pair{*loaded, std::optional<attach::TargetFile>()};
+  auto placed = attach::place_in_target(target, tmp.unpredictable_path("nmprof-agent-", ".so"), agent);
   if (!placed) return placed.error();
   std::string path = placed->path;
   return std::pair{path, std::optional<attach::TargetFile>(std::move(*placed))};
+}
+
+// An output not written: what the agent recorded stays where it is, and is named.
+attach::Error kept(const attach::Error& error, const AttachRecordings& recordings) {
+  return attach::Error{error.message + "; the recording is kept in " + recordings.where()};
 }
 
 // Copies the whole chunks of the recording behind `fd` to the user's file.
@@ -267,36 +286,47 @@ attach::Result<void> collect(int fd, const std::string& output) {
 // its own, so that its file is whole and no agent records in it any longer. One that
 // exited meanwhile wrote its file as it ended; one forked meanwhile by a child is
 // found on the next look.
-void stop_children(const Session& session, AttachRecordings& recordings, std::chrono::milliseconds timeout) {
+using StopChild = std::function<attach::Result<void>(pid_t)>;
+
+void stop_children(const attach::TargetProcess& target, const std::string& label, AttachRecordings& recordings,
+                   const StopChild& stop_child) {
   std::vector<pid_t> asked;  // each is asked once
   for (;;) {
     recordings.gather();
-    std::vector<pid_t> children = attach::descendants_with_nmprof(session.target().pid);
+    std::vector<pid_t> children = attach::descendants_with_nmprof(target.pid);
     for (pid_t child : recordings.children_recording())
-      if (pid_t pid = attach::host_pid_of(session.target(), child)) children.push_back(pid);
+      if (pid_t pid = attach::host_pid_of(target, child)) children.push_back(pid);
     std::erase_if(children, [&](pid_t pid) { return std::find(asked.begin(), asked.end(), pid) != asked.end(); });
     std::sort(children.begin(), children.end());
     children.erase(std::unique(children.begin(), children.end()), children.end());
     if (children.empty()) return;
     for (pid_t child : children) {
       asked.push_back(child);
-      auto stopped = session.stop_child(child, timeout);
+      auto stopped = stop_child(child);
       if (!stopped && kill(child, 0) == 0)
-        std::cerr << "nmprof: warning: process " << child << ", forked by " << session.label()
+        std::cerr << "nmprof: warning: process " << child << ", forked by " << label
                   << ", records on: " << stopped.error().message << "\n";
     }
   }
 }
 
 // Stops what the target's children record, collects their recordings with the
-// target's into `output` and removes them all.
-attach::Result<void> collect_all(const Session& session, AttachRecordings& recordings, const std::string& output,
-                                 std::chrono::milliseconds timeout) {
-  stop_children(session, recordings, timeout);
+// target's into `output` and removes them all. When the output cannot be written (a
+// full disk), they stay where they are, and the error says where.
+attach::Result<void> collect_all(const attach::TargetProcess& target, const std::string& label,
+                                 AttachRecordings& recordings, const std::string& output, const StopChild& stop_child) {
+  stop_children(target, label, recordings, stop_child);
   recordings.gather();
   auto collected = recordings.write_to(output);
+  if (!collected && recordings.hold_a_recording()) return kept(collected.error(), recordings);
   recordings.remove();
   return collected;
+}
+
+attach::Result<void> collect_all(const Session& session, AttachRecordings& recordings, const std::string& output,
+                                 std::chrono::milliseconds timeout) {
+  return collect_all(session.target(), session.label(), recordings, output,
+                     [&](pid_t child) { return session.stop_child(child, timeout); });
 }
 
 // Converts the collected recording to the format -o names, and summarizes it. Returns
@@ -311,20 +341,35 @@ int summarize(const std::string& output, const AttachOptions& options) {
   return status;
 }
 
-AttachRequest start_request(const AttachOptions& options, const attach::TargetProcess& target, std::string* error) {
+AttachRequest start_request(const AttachOptions& options, const Session& session, std::string* error) {
   AttachRequest request{AttachCommand::Start, {}};
   if (!to_agent_options(options.recording, &request.options, error)) return request;
-  request.options.file = new_recording_template(target);
+  request.options.file = new_recording_template(session.target(), session.tmp());
   return request;
+}
+
+// The recordings a start asked the agent to write.
+AttachRecordings started_recordings(const Session& session, const AttachRequest& start) {
+  std::string expected = recording_of(start.options.file, session.target().nspid);
+  return AttachRecordings(session.target(), session.tmp(), recording_stem(session.target(), session.tmp(), expected));
+}
+
+// A start that failed: what the agent wrote before it failed, or before the target
+// exited, is removed (with nmprof's directory in a root without /tmp).
+int start_failed(const Session& session, AttachRecordings& recordings, const attach::Error& error) {
+  recordings.gather();
+  recordings.remove();
+  attach::remove_if_empty(session.tmp());
+  return fail(kExitFailure, error.message);
 }
 
 int one_shot(const Session& session, const AttachOptions& options, const std::string& output) {
   std::string error;
-  AttachRequest start = start_request(options, session.target(), &error);
+  AttachRequest start = start_request(options, session, &error);
   if (!error.empty()) return fail(kExitUsage, error);
   std::string expected = recording_of(start.options.file, session.target().nspid);
   attach::ProcessEnd end(session.pid());
-  AttachRecordings recordings(session.target(), session.tmp(), recording_stem(session.target(), expected));
+  AttachRecordings recordings = started_recordings(session, start);
   // From now on a signal that would end nmprof ends the recording instead, once it is
   // started: never a recording left running in the target, nor its file.
   struct sigaction interrupt = {};
@@ -333,11 +378,7 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
   sigemptyset(&interrupt.sa_mask);
   for (int signo : kStoppingSignals) sigaction(signo, &interrupt, nullptr);
   auto started = session.send(start);
-  if (!started) {
-    recordings.gather();  // what the agent wrote before it failed, or before the target exited
-    recordings.remove();
-    return fail(kExitFailure, started.error().message);
-  }
+  if (!started) return start_failed(session, recordings, started.error());
   std::string in_target = value(*started, "file");
   if (in_target != expected)
     return fail(kExitFailure, "the agent in " + session.label() + " records into " + in_target +
@@ -366,6 +407,7 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
   // Through the directory held open: also when the target has exited meanwhile.
   auto collected = collect_all(session, recordings, report::recording_path(output, options.keep_jfr),
                                timeout_of(options));
+  attach::remove_if_empty(session.tmp());
   if (!collected) return fail(kExitFailure, collected.error().message);
   return summarize(output, options);
 }
@@ -374,15 +416,17 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
 int deliver_taken(const Session& session, const AttachOptions& options, const std::string& output, bool stop,
                   const std::string& in_target) {
   std::string recording_path = report::recording_path(output, options.keep_jfr);
-  if (std::string stem = recording_stem(session.target(), in_target); !stem.empty()) {
+  if (std::string stem = recording_stem(session.target(), session.tmp(), in_target); !stem.empty()) {
     // With the recordings of the processes the target forked meanwhile.
     AttachRecordings recordings(session.target(), session.tmp(), stem);
     attach::Result<void> collected{};
     if (stop) {
       collected = collect_all(session, recordings, recording_path, timeout_of(options));
+      attach::remove_if_empty(session.tmp());
     } else {
       recordings.gather();
-      collected = recordings.write_to(recording_path);
+      if (collected = recordings.write_to(recording_path); !collected && recordings.hold_a_recording())
+        collected = kept(collected.error(), recordings);
     }
     if (!collected) return fail(kExitFailure, collected.error().message);
     return summarize(output, options);
@@ -408,6 +452,40 @@ int take_recording(const Session& session, const AttachOptions& options, const s
   return status;
 }
 
+// dump, stop or status of a process that has ended: what its agent left in /tmp is
+// delivered (by stop: and removed, with its forked processes' recordings, stopped
+// first if they still record), or named (status). Nothing when it left nothing.
+std::optional<int> take_left_recording(const AttachOptions& options, const std::string& output,
+                                       const std::string& agent) {
+  auto left = find_left_recordings(options.pid);
+  if (!left) return std::nullopt;
+  AttachRecordings recordings(left->owner, left->tmp, left->stem);
+  recordings.gather();
+  std::string pid = std::to_string(options.pid), label = "process " + pid;
+  if (options.action == "status")
+    return fail(kExitFailure, label + " has ended; the recording its agent left is in " + recordings.where() +
+                                  ": take it with 'nmprof attach " + pid + " stop -o FILE'");
+  if (!options.quiet) {
+    std::cerr << "nmprof: " << label << " has ended; delivering the recording its agent left in "
+              << text::escape_controls(recordings.where()) << "\n";
+    if (left->older_sessions > 0)
+      std::cerr << "  note: older attach sessions of a process " << pid << " left " << left->older_sessions
+                << " more in /tmp (nmprof-" << pid << "-*.jfr)\n";
+  }
+  ProfileSignals signals;
+  std::string recording_path = report::recording_path(output, options.keep_jfr);
+  attach::Result<void> collected{};
+  if (options.action == "stop")
+    collected = collect_all(left->owner, label, recordings, recording_path, [&](pid_t child) {
+      return Session::stop_forked(child, agent, timeout_of(options), options.force);
+    });
+  else if (collected = recordings.write_to(recording_path); !collected && recordings.hold_a_recording())
+    collected = kept(collected.error(), recordings);
+  int status = collected ? summarize(output, options) : fail(kExitFailure, collected.error().message);
+  signals.end_by_held_signal();
+  return status;
+}
+
 int status(const Session& session) {
   auto reply = session.send({AttachCommand::Status, {}});
   if (!reply) return fail(kExitFailure, reply.error().message);
@@ -424,8 +502,9 @@ int status(const Session& session) {
 
 // A HotSpot JVM is asked through its attach mechanism; any other process gets the
 // agent through ptrace (attach/ptrace/native_process.h).
-attach::Result<Session> open_session(int pid, std::chrono::milliseconds timeout, bool starts, bool quiet,
-                                     const std::string& agent) {
+attach::Result<Session> open_session(const AttachOptions& options, bool starts, const std::string& agent) {
+  int pid = options.pid;
+  auto timeout = timeout_of(options);
   auto target = attach::inspect_process(pid);
   if (!target) return target.error();
   auto maps = attach::read_proc_file(*target, "maps");
@@ -435,7 +514,7 @@ attach::Result<Session> open_session(int pid, std::chrono::milliseconds timeout,
   std::optional<Channel> channel;
   std::shared_ptr<attach::HotSpotVm> vm;
   if (maps && attach::vm_kind_from_maps(*maps) == attach::VmKind::none) {
-    auto native = native_channel(pid, timeout);
+    auto native = native_channel(pid, timeout, options.force);
     if (!native) return native.error();
     channel = std::move(*native);
   } else {
@@ -445,28 +524,43 @@ attach::Result<Session> open_session(int pid, std::chrono::milliseconds timeout,
     auto found = attach::HotSpotVm::find(pid, timeouts);
     if (!found) return found.error();
     vm = std::make_shared<attach::HotSpotVm>(std::move(*found));
+    // The JVM loads the agent itself: no injection to refuse, but the agent's own calls
+    // meet the filter (seccomp_sandbox.h).
+    if (std::string warning = attach::jvm_sandbox_warning(vm->process()); starts && !warning.empty())
+      std::cerr << "nmprof: warning: " << warning << "\n";
     channel = Channel{vm->process(), "JVM " + std::to_string(pid),
-                      [vm](std::string_view library, std::string_view request) {
-                        return vm->load_agent(library, request);
+                      [vm, pid](std::string_view library, std::string_view request) -> attach::Result<int> {
+                        attach::ProcessEnd end(pid);
+                        auto code = vm->load_agent(library, request);
+                        if (code || !end.ended(std::chrono::milliseconds(100))) return code;
+                        // Its socket closed as it died: said so, not "closed the connection".
+                        std::string ended = "JVM " + std::to_string(pid) + " " + end.how() +
+                                            " while its agent answered nmprof's request";
+                        if (end.killed_by() == SIGSYS)
+                          ended += ": its seccomp filter refused one of the agent's system calls";
+                        return attach::Error{ended};
                       }};
   }
   // Held from before the first request: what nmprof or the agent make there is removed
   // through it, also once the target has exited.
   auto tmp = attach::open_target_tmp(channel->target);
   if (!tmp) return tmp.error();
-  auto library = agent_for(channel->target, agent);
+  if (tmp->own() && starts && !options.quiet)
+    std::cerr << "nmprof: note: process " << pid << " has no /tmp in its root (a chroot?): the agent's files go to "
+              << tmp->path << ", which nmprof made there (" << tmp->here << ") and removes once it is empty\n";
+  auto library = agent_for(channel->target, *tmp, agent);
   if (!library) return library.error();
   auto& [library_path, copy] = *library;
   if (vm && starts) {
     auto warning = attach::forecast_dynamic_load_warning(*vm, library_path);
-    if (warning && warning->printed && !quiet)
+    if (warning && warning->printed && !options.quiet)
       std::cerr << "nmprof: note: JDK " << warning->jdk_version
                 << " prints a warning about a dynamically loaded agent on the JVM's stderr (JEP 451); start the "
                    "JVM with -XX:+EnableDynamicAgentLoading to avoid it, or load nmprof at startup with "
                    "-agentpath:"
                 << agent << "=<options>\n";
   }
-  return Session(std::move(*channel), library_path, std::move(copy), std::move(*tmp));
+  return Session(std::move(*channel), library_path, std::move(copy), std::move(*tmp), options.force);
 }
 
 }  // namespace
@@ -490,6 +584,9 @@ void add_attach_command(CLI::App& app, AttachOptions& options) {
   attach->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
   attach->add_flag("--keep-jfr", options.keep_jfr, "With -o in another format (x.pb.gz), keep the JFR too (x.jfr)");
   add_trust_environment_flag(attach, options.trust_environment);
+  attach->add_flag("--force", options.force,
+                   "Attach through ptrace to a process under seccomp all the same: a call its filter refuses kills "
+                   "it (man nmprof)");
   add_seconds_option(attach, "--timeout", options.timeout, {kMinTimeout, kMaxTimeout},
                      "Seconds the target gets to answer each request (at most a day)")
       ->default_str(std::to_string(static_cast<int>(options.timeout)));
@@ -514,7 +611,10 @@ int attach_command(const AttachOptions& options) {
   std::string agent = find_agent(options.trust_environment, &error);
   if (agent.empty()) return fail(kExitFailure, error);
 
-  auto opened = open_session(options.pid, timeout_of(options), starts, options.quiet, agent);
+  // Ended since its attach began: what the agent left is still there.
+  if (!starts && attach::has_ended(options.pid))
+    if (auto taken = take_left_recording(options, output, agent)) return *taken;
+  auto opened = open_session(options, starts, agent);
   if (!opened) return fail(kExitFailure, opened.error().message);
   const Session& session = *opened;
 
@@ -522,15 +622,12 @@ int attach_command(const AttachOptions& options) {
   if (options.action == "status") return status(session);
   if (options.action == "dump" || options.action == "stop")
     return take_recording(session, options, output, options.action == "stop");
-  AttachRequest start = start_request(options, session.target(), &error);
+  AttachRequest start = start_request(options, session, &error);
   if (!error.empty()) return fail(kExitUsage, error);
   auto started = session.send(start);
   if (!started) {
-    AttachRecordings written(session.target(), session.tmp(),
-                             recording_stem(session.target(), recording_of(start.options.file, session.target().nspid)));
-    written.gather();  // what the agent wrote before it failed, or before the target exited
-    written.remove();
-    return fail(kExitFailure, started.error().message);
+    AttachRecordings written = started_recordings(session, start);
+    return start_failed(session, written, started.error());
   }
   std::cerr << "nmprof: recording " << session.label() << " into " << value(*started, "file") << session.stop_text()
             << " (in its file system)\n";

@@ -23,6 +23,7 @@ struct AttachOptions {
   bool keep_jfr = false;  // when -o names another format
   bool trust_environment = false;  // NMPROF_AGENT under sudo (agent_location.h)
   double timeout = 10;  // seconds the target gets to answer
+  bool force = false;   // attach through ptrace to a process under seccomp all the same
 };
 
 void add_attach_command(CLI::App& app, AttachOptions& options);

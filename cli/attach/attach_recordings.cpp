@@ -3,11 +3,13 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <map>
 
 #include "attach/target_files.h"
 #include "cli/output/output_writer.h"
@@ -20,7 +22,7 @@ namespace {
 constexpr std::string_view kExtension = ".jfr";
 constexpr size_t kRandomLength = 26;  // attach::unpredictable_name()
 
-std::string prefix_of(const attach::TargetProcess& target) { return "nmprof-" + std::to_string(target.nspid) + "-"; }
+std::string prefix_of(pid_t nspid) { return "nmprof-" + std::to_string(nspid) + "-"; }
 
 // The pid in "<stem>.<pid>.jfr"; 0 for "<stem>.jfr"; -1 for any other name.
 pid_t pid_in(std::string_view name, std::string_view stem) {
@@ -65,8 +67,8 @@ bool sampled(int fd, size_t complete) {
 
 }  // namespace
 
-std::string new_recording_template(const attach::TargetProcess& target) {
-  return attach::unpredictable_tmp_path(prefix_of(target), ".%p.jfr");
+std::string new_recording_template(const attach::TargetProcess& target, const attach::TargetTmp& tmp) {
+  return tmp.unpredictable_path(prefix_of(target.nspid), ".%p.jfr");
 }
 
 std::string recording_of(std::string_view recording_template, pid_t pid) {
@@ -75,22 +77,58 @@ std::string recording_of(std::string_view recording_template, pid_t pid) {
   return path;
 }
 
-std::string recording_stem(const attach::TargetProcess& target, std::string_view path) {
-  std::string prefix = "/tmp/" + prefix_of(target);
-  if (path.substr(0, prefix.size()) != prefix || path.size() < prefix.size() + kRandomLength) return "";
-  std::string_view random = path.substr(prefix.size(), kRandomLength);
+std::string recording_stem(const attach::TargetProcess& target, const attach::TargetTmp& tmp, std::string_view path) {
+  std::string dir = tmp.path + "/";
+  if (path.substr(0, dir.size()) != dir) return "";
+  return recording_stem_of_name(target.nspid, path.substr(dir.size()));
+}
+
+std::string recording_stem_of_name(pid_t nspid, std::string_view name) {
+  std::string prefix = prefix_of(nspid);
+  if (name.substr(0, prefix.size()) != prefix || name.size() < prefix.size() + kRandomLength) return "";
+  std::string_view random = name.substr(prefix.size(), kRandomLength);
   if (random.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789") != std::string_view::npos) return "";
-  std::string stem(path.substr(5, prefix.size() - 5 + kRandomLength));
-  return pid_in(path.substr(5), stem) >= 0 ? stem : "";
+  std::string stem(name.substr(0, prefix.size() + kRandomLength));
+  return pid_in(name, stem) >= 0 ? stem : "";
+}
+
+std::optional<LeftRecordings> find_left_recordings(pid_t pid) {
+  auto tmp = attach::open_local_tmp();
+  if (!tmp) return std::nullopt;
+  auto later = [](const struct stat& a, const struct stat& b) {
+    return a.st_mtim.tv_sec != b.st_mtim.tv_sec ? a.st_mtim.tv_sec > b.st_mtim.tv_sec
+                                                : a.st_mtim.tv_nsec > b.st_mtim.tv_nsec;
+  };
+  // Each session's newest file: the session whose files changed last is the one asked for.
+  std::map<std::string, struct stat> sessions;
+  for (const std::string& name : names_in(tmp->dir.get())) {
+    std::string stem = recording_stem_of_name(pid, name);
+    struct stat st {};
+    if (stem.empty() || fstatat(tmp->dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        (geteuid() != 0 && st.st_uid != geteuid()))
+      continue;
+    auto [it, added] = sessions.try_emplace(stem, st);
+    if (!added && later(st, it->second)) it->second = st;
+  }
+  if (sessions.empty()) return std::nullopt;
+  auto newest = sessions.begin();
+  for (auto it = sessions.begin(); it != sessions.end(); ++it)
+    if (later(it->second, newest->second)) newest = it;
+  LeftRecordings left{{}, std::move(*tmp), newest->first, static_cast<int>(sessions.size()) - 1};
+  left.owner.pid = left.owner.nspid = pid;
+  // Read and removed with the rights of whom the files belong to, as the target's.
+  left.owner.status.euid = newest->second.st_uid;
+  left.owner.status.egid = newest->second.st_gid;
+  return left;
 }
 
 void AttachRecordings::gather() {
-  for (const std::string& name : names_in(tmp_)) {
+  for (const std::string& name : names_in(tmp_.dir.get())) {
     pid_t pid = pid_in(name, stem_);
     if (pid < 0) continue;
     pid_t child = pid == target_.nspid ? 0 : pid;
     if (std::any_of(files_.begin(), files_.end(), [&](const File& f) { return f.name == name; })) continue;
-    int fd = safe_file::open_owned(tmp_, name.c_str(), O_RDONLY, target_.status.euid);
+    int fd = safe_file::open_owned(tmp_.dir.get(), name.c_str(), O_RDONLY, target_.status.euid);
     if (fd >= 0) files_.push_back({name, child, attach::UniqueFd(fd)});
   }
   // The target's own first: it began before its children.
@@ -123,6 +161,21 @@ attach::Result<void> AttachRecordings::write_to(const std::string& output) const
 void AttachRecordings::remove() {
   for (const File& f : files_) (void)attach::remove_from_target_tmp(target_, tmp_, f.name, f.fd.get());
   files_.clear();
+}
+
+bool AttachRecordings::hold_a_recording() const {
+  return std::any_of(files_.begin(), files_.end(), [](const File& f) { return complete_chunks(f.fd.get()) > 0; });
+}
+
+std::string AttachRecordings::where() const {
+  if (files_.empty()) return "";
+  std::string text = tmp_.path + "/" + files_.front().name;
+  if (files_.size() > 1) text += " (and " + std::to_string(files_.size() - 1) + " more beside it)";
+  // The target's own view, and nmprof's while the target runs.
+  if (tmp_.here != tmp_.path)
+    text += " in the file system of process " + std::to_string(target_.pid) + " (" + tmp_.here + "/" +
+            files_.front().name + " while it runs)";
+  return text;
 }
 
 }  // namespace nmprof::cli

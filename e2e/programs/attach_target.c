@@ -4,6 +4,8 @@
 //   attach_target loop STOPFILE     allocate until STOPFILE exists
 //   attach_target read              read one line from stdin, then allocate a bit
 //   attach_target sleep SECONDS     sleep once for SECONDS
+//   attach_target shell SECONDS     wait for `sleep SECONDS` in system(): a frame of the
+//                                   C library under the wait, never a safe point
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -92,6 +94,13 @@ int main(int argc, char** argv) {
       if (!round_ok(i)) return 1;
     printf("ok slept %.3f\n", slept);
     return slept >= seconds ? 0 : 1;
+  }
+  if (strcmp(argv[1], "shell") == 0 && argc == 3) {
+    char command[64];
+    snprintf(command, sizeof command, "sleep %d", atoi(argv[2]));
+    int status = system(command);
+    printf("ok shell %d\n", status);
+    return status == 0 ? 0 : 1;
   }
   return 2;
 }

@@ -1,11 +1,15 @@
 // The ptrace attach's parts: ELF symbol lookup in a loaded libc, /proc/<pid>/maps,
-// the syscall-restart rule, the refusal messages, and a remote call into a child
-// blocked in read() that must not see EINTR.
+// the syscall-restart rule, the refusal messages, a remote call into a child
+// blocked in read() that must not see EINTR, and one into a child under seccomp
+// asleep, whose sleep must not resume through restart_syscall.
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/filter.h>
+#include <linux/futex.h>
+#include <linux/seccomp.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
@@ -24,6 +28,7 @@
 #include "attach/ptrace/ptrace_permission.h"
 #include "attach/ptrace/seized_thread.h"
 #include "attach/ptrace/tracee_wait.h"
+#include "attach/seccomp_sandbox.h"
 
 namespace nmprof::attach {
 namespace {
@@ -149,6 +154,43 @@ TEST(InterruptedSyscall, RestartsOnlyCallsThatDidNothingOnEintr) {
   EXPECT_FALSE(is_idle_syscall(SYS_mmap));  // malloc calls it with its arena locked
 }
 
+TEST(InterruptedSyscall, KnowsTheWaitsThatResumeThroughRestartSyscall) {
+  const uint64_t none[6] = {};
+  EXPECT_TRUE(may_resume_through_restart_syscall(SYS_clock_nanosleep, none));
+  EXPECT_TRUE(may_resume_through_restart_syscall(SYS_nanosleep, none));
+  EXPECT_TRUE(may_resume_through_restart_syscall(SYS_restart_syscall, none));
+  EXPECT_FALSE(may_resume_through_restart_syscall(SYS_read, none));
+  EXPECT_FALSE(may_resume_through_restart_syscall(SYS_epoll_wait, none));
+  const uint64_t poll_for_ever[6] = {0x1000, 1, static_cast<uint64_t>(-1)}, poll_a_second[6] = {0x1000, 1, 1000};
+  EXPECT_FALSE(may_resume_through_restart_syscall(SYS_poll, poll_for_ever));
+  EXPECT_TRUE(may_resume_through_restart_syscall(SYS_poll, poll_a_second));
+  const uint64_t wait_for_ever[6] = {0x1000, FUTEX_WAIT_PRIVATE, 0, 0},
+                 wait_until[6] = {0x1000, FUTEX_WAIT_BITSET_PRIVATE | FUTEX_CLOCK_REALTIME, 0, 0x2000},
+                 wake[6] = {0x1000, FUTEX_WAKE_PRIVATE, 1, 0x2000};
+  EXPECT_FALSE(may_resume_through_restart_syscall(SYS_futex, wait_for_ever));
+  EXPECT_TRUE(may_resume_through_restart_syscall(SYS_futex, wait_until));
+  EXPECT_FALSE(may_resume_through_restart_syscall(SYS_futex, wake));
+}
+
+TEST(InterruptedSyscall, AWaitMadeAgainAsItselfGoesBackToItsSyscallInstruction) {
+  constexpr int64_t kRestartBlock = -516;
+  user_regs_struct regs{};
+  regs.orig_rax = SYS_clock_nanosleep;
+  regs.rax = static_cast<uint64_t>(kRestartBlock);
+  regs.rip = 0x401002;
+  ASSERT_TRUE(resumes_through_restart_syscall(regs));
+  restart_as_itself(regs);
+  EXPECT_EQ(regs.rax, static_cast<uint64_t>(SYS_clock_nanosleep));
+  EXPECT_EQ(regs.rip, 0x401000u);
+  EXPECT_FALSE(resumes_through_restart_syscall(regs));
+  regs.orig_rax = SYS_restart_syscall;  // allowed before, or the thread would be dead
+  regs.rax = static_cast<uint64_t>(kRestartBlock);
+  EXPECT_FALSE(resumes_through_restart_syscall(regs));
+  regs.orig_rax = SYS_read;
+  regs.rax = static_cast<uint64_t>(-512);  // -ERESTARTSYS: read again as itself by the kernel
+  EXPECT_FALSE(resumes_through_restart_syscall(regs));
+}
+
 TEST(PtracePermission, NamesTheReasonAndTheFix) {
   PtraceFacts f;
   f.pid = 42;
@@ -228,6 +270,84 @@ TEST(SeizedThread, ACallIntoAChildBlockedInReadLeavesItsReadAlone) { call_into_a
 
 // epoll_wait ends with EINTR when interrupted (signal(7)); nmprof restarts it.
 TEST(SeizedThread, ACallIntoAChildBlockedInEpollWaitLeavesItWaiting) { call_into_a_blocked_child(SYS_epoll_wait); }
+
+// A child under a filter that kills restart_syscall, the call through which the
+// kernel resumes a clock_nanosleep that ptrace interrupted, gets a remote call while
+// it sleeps: its sleep is made again as itself, and it sleeps its time and exits 0
+// instead of dying of SIGSYS.
+TEST(SeizedThread, ACallIntoAChildUnderSeccompAsleepNeverResumesItThroughRestartSyscall) {
+  if (read_text_at(AT_FDCWD, "/proc/sys/kernel/yama/ptrace_scope").value_or("0")[0] > '1' && geteuid() != 0)
+    GTEST_SKIP() << "ptrace of a child is not allowed here";
+  pid_t child = fork();
+  if (child == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    sock_filter code[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_restart_syscall, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    sock_fprog program{sizeof code / sizeof code[0], code};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0)
+      _exit(2);
+    timespec sleep{0, 500'000'000};
+    _exit(syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &sleep, nullptr) == 0 ? 0 : 1);
+  }
+  std::string syscall_path = "/proc/" + std::to_string(child) + "/syscall";
+  std::string sleeping = std::to_string(SYS_clock_nanosleep) + " ";
+  for (int i = 0; i < 500 && read_text_at(AT_FDCWD, syscall_path.c_str()).value_or("").rfind(sleeping, 0) != 0; i++)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(seccomp_mode_of(child, child), 2);
+  auto target = inspect_process(child);
+  ASSERT_TRUE(target);
+  uint64_t atoi_address = reinterpret_cast<uint64_t>(dlsym(RTLD_DEFAULT, "atoi"));  // same libc mapping after fork
+  {
+    TraceSignals held;
+    auto deadline = Clock::now() + std::chrono::seconds(30);
+    auto thread = SeizedThread::seize(*target, child, deadline);
+    ASSERT_TRUE(thread) << thread.error().message;
+    ASSERT_EQ(static_cast<int64_t>(thread->registers().orig_rax), SYS_clock_nanosleep) << "asleep when seized";
+    auto result = thread->call(atoi_address, "1234", 0, deadline, "atoi");
+    ASSERT_TRUE(result) << result.error().message;
+    EXPECT_EQ(*result, 1234u);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << (WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status)) : "exited");
+}
+
+TEST(SeccompSandbox, ThisProcessHasNoneAndAFilteredChildIsSeen) {
+  EXPECT_FALSE(seccomp_sandbox_of(getpid()));
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  pid_t child = fork();
+  if (child == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    sock_fprog program{1, &allow};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0 ||
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0)
+      _exit(2);
+    (void)!write(ready[1], "r", 1);
+    pause();
+    _exit(0);
+  }
+  char c;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  auto sandbox = seccomp_sandbox_of(child);
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  ASSERT_TRUE(sandbox);
+  EXPECT_EQ(sandbox->filtered_threads, 1);
+  EXPECT_EQ(sandbox->threads, 1);
+  EXPECT_EQ(sandbox->strict_threads, 0);
+  if (sandbox->filters != -1) {
+    EXPECT_EQ(sandbox->filters, 2);  // Linux 5.9 on says how many
+  }
+  close(ready[0]);
+  close(ready[1]);
+}
 
 }  // namespace
 }  // namespace nmprof::attach
