@@ -1,8 +1,9 @@
 """nmprof attach to a process in a chroot: the agent and its files go through
 /proc/PID/root, into the chroot's /tmp or, when it has none, a directory nmprof makes
-there; the program's frames are named although the chroot has no /proc. Before: "cannot
-open /proc/PID/root/tmp: No such file or directory", and with a /tmp there, frames
-"+0x1569" without a module."""
+there; the program's frames are named although the chroot has no /proc, and those of a
+process that chrooted itself, out of its files' reach, are named by the report. Before:
+"cannot open /proc/PID/root/tmp: No such file or directory", and with a /tmp there,
+frames "+0x1569" without a module."""
 
 import os
 import shutil
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import jfr_events, run
+from conftest import jfr_events, report_json, run
 from test_attach import one_line_error
 from test_attach_native import Target, finished_ok, sampled_functions
 
@@ -109,3 +110,33 @@ def test_a_read_only_chroot_without_tmp_is_refused_in_one_line(nmprof, jail, tmp
         if t:
             t.kill()  # first: its root is the mount
         subprocess.run(["umount", read_only], check=True)
+
+
+def report_functions(nmprof, path):
+    """Every function the stacks of `nmprof report` name, as 'module!function'."""
+    report = report_json(nmprof, path, "--top", "100")
+    return {f"{frame['container']}!{frame['function']}" for stack in report["stacks"] for frame in stack["frames"]}
+
+
+def test_a_process_that_chrooted_itself_has_its_frames_named_by_the_report(nmprof, programs, tmp_path):
+    # A daemon's privilege separation: it chroots into an empty directory after it
+    # started, and neither it nor its agent can read its program or libc any more.
+    # The agent names what their images export (libc's malloc) and module+offset for
+    # the rest; the report names those from the files the recording names.
+    if os.geteuid() != 0:
+        pytest.skip("needs root, to chroot")
+    empty = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="nmprof-e2e-empty-"))
+    t = Target(programs.c("attach_target.c"), "jail", empty, "/stop", cwd="/")
+    try:
+        out = tmp_path / "jailed.jfr"
+        run(nmprof, "attach", t.pid, "--duration", "1", "-q", "-o", out, check=0)
+        recorded = {f["method"]["name"] for e in jfr_events(out, "profiler.Malloc")
+                    for f in e["values"]["stackTrace"]["frames"]}
+        assert "leaky_site" not in recorded and any(n.startswith("attach_target+0x") for n in recorded), recorded
+        named = report_functions(nmprof, out)
+        assert {"attach_target!leaky_site", "attach_target!churn_site", "attach_target!main"} <= named, named
+        (empty / "stop").touch()
+        assert finished_ok(t).startswith("ok")
+    finally:
+        t.kill()
+        shutil.rmtree(empty)

@@ -1,6 +1,8 @@
 #include "profile/jfr_stacks.h"
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 
 #include "formats/jfr/nmprof_schema.h"
 #include "formats/text/utf8.h"
@@ -90,6 +92,13 @@ void StackResolver::add_source_lines(const jfr::Value& value, Frame& frame, std:
   if (module == process_.modules.end()) return;
   int64_t address = value.field("bytecodeIndex").integer();
   if (address <= 0) return;
+  // A frame the agent could only call "module+0x1a2b" (a file out of its reach) is
+  // named from the module's file, when it is the build recorded.
+  char unnamed[32];
+  snprintf(unnamed, sizeof unnamed, "+0x%" PRIx64, static_cast<uint64_t>(address));
+  if (frame.function == frame.container + unnamed)
+    if (auto function = lines_->function_at(module->first, module->second, static_cast<uint64_t>(address)))
+      frame.function = text::escape_controls(*function);
   auto site = lines_->call_site(module->first, module->second, static_cast<uint64_t>(address));
   if (!site) return;
   // Names and files come from the module's debug information: untrusted too.

@@ -203,6 +203,22 @@ std::optional<CallSite> SourceLines::call_site(const std::string& name, const Mo
   return cached->second;
 }
 
+std::optional<std::string> SourceLines::function_at(const std::string& name, const ModuleFile& recorded,
+                                                    uint64_t return_address) {
+  if (recorded.path.empty() || return_address == 0 || !is_recorded_build(name, recorded)) return std::nullopt;
+  auto [cached, added] = functions_.try_emplace({recorded.path, return_address});
+  if (!added) return cached->second;
+  Module* m = module(recorded.path);
+  Dwarf_Addr bias = 0;  // where libdw placed the file: its symbols are looked up there
+  if (!m || !dwfl_module_getelf(m->module, &bias)) return std::nullopt;
+  GElf_Sym symbol;
+  GElf_Off offset = 0;
+  const char* found =
+      dwfl_module_addrinfo(m->module, return_address - 1 + bias, &offset, &symbol, nullptr, nullptr, nullptr);
+  if (found && *found && GELF_ST_TYPE(symbol.st_info) == STT_FUNC) cached->second = symbols::demangle(found);
+  return cached->second;
+}
+
 std::string SourceLines::build_id(const std::string& path) {
   Module* m = path.empty() ? nullptr : module(path);
   return m ? build_id_text(m->module) : std::string();

@@ -4,7 +4,9 @@
 // Each address gets its line and the chain of functions inlined there. A file is
 // only read when it is the build the recording was made with (ModuleFile); a module
 // whose file is another build gets one warning and no lines. Answers are cached per
-// file and address. Also the file's build id.
+// file and address. Also the file's build id, and the function its symbols name at
+// an address the agent could not name (a file it could not reach: a process that
+// chrooted itself).
 #pragma once
 
 #include <cstdint>
@@ -50,6 +52,9 @@ class SourceLines {
   // The call before `return_address` (a link-time address in `module`, named `name`);
   // nothing when its file, or its line table, is missing or is not the recorded build.
   std::optional<CallSite> call_site(const std::string& name, const ModuleFile& module, uint64_t return_address);
+  // The function (demangled) whose symbol holds the call before `return_address`, from
+  // the file's symbol table or its debug file's; nothing under the same conditions.
+  std::optional<std::string> function_at(const std::string& name, const ModuleFile& module, uint64_t return_address);
   // The GNU build id of the file, in hex; "" when it has none or cannot be read.
   std::string build_id(const std::string& path);
   // One line per module whose file is not the build that was recorded.
@@ -62,6 +67,7 @@ class SourceLines {
 
   std::unordered_map<std::string, std::unique_ptr<Module>> modules_;  // null: not a readable ELF file
   std::map<std::pair<std::string, uint64_t>, std::optional<CallSite>> cache_;
+  std::map<std::pair<std::string, uint64_t>, std::optional<std::string>> functions_;
   // Whether a file is the build a module was recorded as, by path and build id, or
   // size and mtime.
   std::map<std::tuple<std::string, std::string, uint64_t, int64_t>, bool> verdicts_;

@@ -6,6 +6,9 @@
 //   attach_target sleep SECONDS     sleep once for SECONDS
 //   attach_target shell SECONDS     wait for `sleep SECONDS` in system(): a frame of the
 //                                   C library under the wait, never a safe point
+//   attach_target jail DIR STOPFILE chroot into DIR (as a daemon's privilege separation
+//                                   does: its files are then out of its reach), then
+//                                   loop; STOPFILE is a path in DIR
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,15 +60,21 @@ static double now(void) {
 int main(int argc, char** argv) {
   if (argc < 2) return 2;
   setvbuf(stdout, NULL, _IOLBF, 0);
+  int jail = strcmp(argv[1], "jail") == 0 && argc == 4;
+  if (jail && (chroot(argv[2]) != 0 || chdir("/") != 0)) {
+    printf("chroot failed: %s\n", strerror(errno));
+    return 1;
+  }
   printf("ready\n");
-  if (strcmp(argv[1], "loop") == 0 && argc == 3) {
+  if (jail || (strcmp(argv[1], "loop") == 0 && argc == 3)) {
+    const char* stop_file = argv[argc - 1];
     unsigned long i = 0;
     for (;; i++) {
       if (!round_ok(i)) {
         printf("corrupt at %lu\n", i);
         return 1;
       }
-      if (i % 4096 == 0 && access(argv[2], F_OK) == 0) break;
+      if (i % 4096 == 0 && access(stop_file, F_OK) == 0) break;
     }
     printf("ok %lu\n", i);
     return 0;

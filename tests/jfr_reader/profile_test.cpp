@@ -400,9 +400,9 @@ struct ThisProgram {
   }
 };
 
-// A recording of one sample in line_probe, whose module is `builds` in turn.
+// A recording of one sample in line_probe (named `name`), whose module is `builds` in turn.
 Profile recorded_with(const std::vector<testing::ModuleBuild>& builds,
-                      const jfr::Metadata& metadata = s::nmprof_metadata()) {
+                      const jfr::Metadata& metadata = s::nmprof_metadata(), const std::string& name = "line_probe") {
   ThisProgram self;
   std::string path = testing::temp_path("module.jfr");
   int fd = open_new(path);
@@ -410,9 +410,9 @@ Profile recorded_with(const std::vector<testing::ModuleBuild>& builds,
   chunk.process(1, "app");
   for (const auto& build : builds) chunk.module("app", self.path, build);
   uint64_t t = chunk.thread("main", 1);
-  chunk.malloc(kStart + 1, t, chunk.stack({{"line_probe", "app", s::kNative, self.return_address}}), 0x10, 8, 1);
-  chunk.malloc(kStart + 2, t, chunk.stack({{"line_probe", "app", s::kNative, self.return_address}, {"main", "app"}}),
-               0x20, 8, 1);
+  chunk.malloc(kStart + 1, t, chunk.stack({{name, "app", s::kNative, self.return_address}}), 0x10, 8, 1);
+  chunk.malloc(kStart + 2, t, chunk.stack({{name, "app", s::kNative, self.return_address}, {"main", "app"}}), 0x20, 8,
+               1);
   chunk.append(kStart + 3);
   close(fd);
   return read_profile(path);
@@ -490,6 +490,24 @@ TEST(ModuleBuilds, DifferentBuildsUnderOneNameGiveNoLines) {
   ASSERT_EQ(p.warnings.size(), 1u);
   EXPECT_NE(p.warnings[0].find("app: different builds or files were loaded under this name"), std::string::npos) << p.warnings[0];
   EXPECT_FALSE(recorded_with({self.build(), self.build()}).processes[0].modules.at("app").ambiguous);
+}
+
+// The agent names a frame "module+0x..." when it could not read the module's file (a
+// process that chrooted itself): the report names it from the file, when it is the
+// build recorded.
+TEST(ModuleBuilds, AFrameTheAgentCouldNotNameIsNamedFromTheRecordedBuild) {
+  ThisProgram self;
+  char unnamed[32];
+  snprintf(unnamed, sizeof unnamed, "app+0x%x", self.return_address);
+  Profile p = recorded_with({self.build()}, s::nmprof_metadata(), unnamed);
+  EXPECT_NE(innermost(p).function.find("line_probe"), std::string::npos) << innermost(p).function;
+  EXPECT_GT(innermost(p).line, 0);
+  testing::ModuleBuild other = self.build();
+  other.build_id = std::string(40, '0');
+  EXPECT_EQ(innermost(recorded_with({other}, s::nmprof_metadata(), unnamed)).function, unnamed);
+  char elsewhere[32];  // the form, but not of its own address: a name of the program's, left alone
+  snprintf(elsewhere, sizeof elsewhere, "app+0x%x", self.return_address + 16);
+  EXPECT_EQ(innermost(recorded_with({self.build()}, s::nmprof_metadata(), elsewhere)).function, elsewhere);
 }
 
 TEST(AllocatorFrames, RecognisesAllocatorsAndTheirDecorations) {
