@@ -461,6 +461,7 @@ std::optional<int> take_left_recording(const AttachOptions& options, const std::
   if (!left) return std::nullopt;
   AttachRecordings recordings(left->owner, left->tmp, left->stem);
   recordings.gather();
+  if (recordings.where().empty()) return std::nullopt;  // none nmprof may take (another name for the same file)
   std::string pid = std::to_string(options.pid), label = "process " + pid;
   if (options.action == "status")
     return fail(kExitFailure, label + " has ended; the recording its agent left is in " + recordings.where() +
