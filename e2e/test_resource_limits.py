@@ -1,6 +1,7 @@
 """The recording stops growing at its limits and says so, and the program runs on as
 it does without nmprof: --max-size (run and the agent's option), a disk that fills up,
-and a working directory the program cannot write."""
+a working directory the program cannot write, and an address-space limit the program
+runs into."""
 
 import contextlib
 import os
@@ -177,3 +178,33 @@ def test_a_full_disk_at_the_final_copy_fails_the_run_and_keeps_the_recording(nmp
         kept = re.search(r"kept in (\S+)", result.stderr)
         assert kept and "No space left on device" in result.stderr, result.stderr
         assert list(Path(kept.group(1)).glob("*.jfr"))
+
+
+# Issue 38, item 3: under `ulimit -v` a program that mallocs until NULL left records cut
+# in the middle (a buffer written after its growth failed): report read a record
+# "needing 134690174402561 bytes" and the JDK's jfr could not open the file. The agent's
+# allocations fail there too: the file must stay whole, and say so when the agent ran
+# out of memory. The limit applies to nmprof itself as well, as with ulimit -v.
+@pytest.mark.parametrize("limit_mib", [64, 128, 256])
+@pytest.mark.parametrize("threaded", [False, True], ids=["one thread", "threads"])
+def test_an_address_space_limit_leaves_a_whole_recording(nmprof, programs, tmp_path, limit_mib, threaded):
+    program = programs.c("address_space_hog.c")
+    command = [str(program), "4096", *(["threaded"] if threaded else [])]
+    limited = ["prlimit", f"--as={limit_mib << 20}", "--"]
+    plain = subprocess.run([*limited, *command], capture_output=True, text=True, timeout=120)
+    assert plain.returncode == 0 and "malloc returned NULL: yes" in plain.stdout, plain
+    out = tmp_path / "out.jfr"
+    result = subprocess.run([*limited, str(nmprof), "run", "--nativemem", "4k", "-o", str(out), "--", *command],
+                            capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stdout) == (plain.returncode, plain.stdout), result.stderr
+    assert "damaged" not in result.stderr, result.stderr
+    summary = subprocess.run([str(jfr_tool()), "summary", str(out)], capture_output=True, text=True, timeout=60)
+    assert summary.returncode == 0, summary.stderr
+    report = run(nmprof, "report", out, check=0)
+    assert "damaged" not in report.stderr, report.stderr
+    ran_out = "the agent ran out of memory" in result.stderr
+    assert stopped_growing(out) == (6 if ran_out else 0), result.stderr
+    if ran_out:  # and the summary says why the recording stopped
+        assert "the agent ran out of memory: the process's address space was exhausted" in " ".join(
+            result.stderr.split()), result.stderr
+

@@ -31,6 +31,7 @@ AttachReply status_reply() {
   if (Recorder* recorder = agent_recorder()) {
     Recorder::Status s = recorder->status();
     reply["recording"] = s.recording ? "true" : "false";
+    if (s.ended_early) reply["ended_early"] = s.ended_early;  // why the file took nothing more
     reply["file"] = s.file;
     reply["samples"] = std::to_string(s.samples);
     reply["lost_samples"] = std::to_string(s.lost_samples);

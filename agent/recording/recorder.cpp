@@ -37,11 +37,12 @@ void Recorder::start(const std::string& path_template, const Settings& settings,
                      const std::vector<std::string>& context_attributes) {
   int self = this_thread_id();
   write_lock_.lock(self);
+  ended_early_.store(false, std::memory_order_release);
   writer_.configure(path_template, settings, create_file, tags, context_attributes);
   sink_.set_context_attributes(static_cast<uint32_t>(context_attributes.size()));
-  sink_.track_frees(max_tracked);
+  if (!sink_.track_frees(max_tracked)) log_line("no memory for the table of live blocks: frees are not tracked");
   writer_.begin_generation();
-  sink_.set_recording(true);
+  sink_.set_recording(!writer_.ended());  // no memory even for its beginning
   if (create_file) writer_.write(monotonic_ticks());
   write_lock_.unlock();
 }
@@ -67,11 +68,26 @@ void Recorder::event_added(size_t stripe_bytes, uint64_t now) {
   if (background_flush_.load(std::memory_order_relaxed)) return;
   int self = this_thread_id();
   if (!write_lock_.try_lock(self)) return;
-  if (recording()) {
+  bool ended = false;
+  if (sampling()) {
     writer_.collect(self);
     writer_.write(monotonic_ticks());
+    ended = after_write();
   }
   write_lock_.unlock();
+  tell_ended(ended);
+}
+
+bool Recorder::after_write() {
+  if (!sampling() || !writer_.ended()) return false;
+  sink_.set_recording(false);
+  writer_.file().close();
+  ended_early_.store(true, std::memory_order_release);
+  return true;
+}
+
+void Recorder::tell_ended(bool ended) {
+  if (ended && tell_early_end_) tell_early_end_();
 }
 
 // The frames' methods go into the writer's pools: under its lock.
@@ -106,9 +122,13 @@ void* Recorder::writer_main(void* p) {
            !self->background_flush_.load(std::memory_order_acquire)) {
       self->wait_for_work();
       self->write_lock_.lock(tid);
-      if (self->recording() && !self->background_flush_.load(std::memory_order_relaxed) && getpid() == self->pid())
+      bool ended = false;
+      if (self->sampling() && !self->background_flush_.load(std::memory_order_relaxed) && getpid() == self->pid()) {
         self->writer_.write_collected(tid);
+        ended = self->after_write();
+      }
       self->write_lock_.unlock();
+      self->tell_ended(ended);
       self->writer_thread_.writes_done.fetch_add(1, std::memory_order_release);
       wake_all(self->writer_thread_.writes_done);
       // The host's last thread called pthread_exit(): looked at once a second.
@@ -162,24 +182,27 @@ void Recorder::pending_java_threads(std::vector<JavaThreadInfo*>& out) {
 void Recorder::flush_resolving(FrameResolver& java) {
   int self = this_thread_id();
   write_lock_.lock(self);
-  if (recording()) {
+  bool ended = false;
+  if (sampling()) {
     writer_.resolve_java_frames(java);
     writer_.write(monotonic_ticks(), true);
+    ended = after_write();
   }
   write_lock_.unlock();
+  tell_ended(ended);
 }
 
 void Recorder::open_file_now() {
   int self = this_thread_id();
   write_lock_.lock(self);
-  if (recording()) writer_.file().open_now(true);
+  if (sampling()) writer_.file().open_now(true);
   write_lock_.unlock();
 }
 
 void Recorder::flush(bool image_ends) {
   int self = this_thread_id();
   write_lock_.lock(self);
-  if (recording()) {
+  if (sampling()) {
     writer_.collect(self);
     writer_.write(monotonic_ticks(), false, image_ends);
   }
@@ -191,8 +214,13 @@ void Recorder::flush(bool image_ends) {
 void Recorder::flush_if_pending() {
   int self = this_thread_id();
   write_lock_.lock(self);
-  if (recording()) writer_.write_collected(self);
+  bool ended = false;
+  if (sampling()) {
+    writer_.write_collected(self);
+    ended = after_write();
+  }
   write_lock_.unlock();
+  tell_ended(ended);
 }
 
 void Recorder::finish() {
@@ -200,6 +228,7 @@ void Recorder::finish() {
   write_lock_.lock(self);
   if (recording()) {
     sink_.set_recording(false);
+    ended_early_.store(false, std::memory_order_release);
     writer_.collect(self);
     writer_.write_final(monotonic_ticks());
     writer_.file().close();
@@ -220,7 +249,7 @@ bool Recorder::flush_from_signal() {
     struct timespec ms = {0, 1000000};
     nanosleep(&ms, nullptr);
   }
-  if (recording()) {
+  if (sampling()) {
     writer_.collect(self, deadline);
     writer_.write_final(monotonic_ticks());
   }
@@ -233,8 +262,13 @@ Recorder::Status Recorder::status() {
   write_lock_.lock(self);
   writer_.collect(self);
   LiveHeap* live = sink_.live();
-  Status s{recording(), writer_.file().path(), writer_.samples(), sink_.lost_samples(),
-           live ? live->blocks() : 0, live ? static_cast<uint64_t>(std::max(live->live_bytes(), 0.0)) : 0};
+  Status s{recording(),
+           ended_early_ ? jfr::schema::stop_reason_text(writer_.stop_reason()) : nullptr,
+           writer_.file().path(),
+           writer_.samples(),
+           sink_.lost_samples(),
+           live ? live->blocks() : 0,
+           live ? static_cast<uint64_t>(std::max(live->live_bytes(), 0.0)) : 0};
   write_lock_.unlock();
   return s;
 }
@@ -260,7 +294,7 @@ void Recorder::after_fork_in_child() {
                              std::memory_order_relaxed);
   writer_thread_.write_wanted.store(0, std::memory_order_relaxed);
   // Drops the parent's unwritten events (the parent writes them) and its live blocks.
-  if (recording()) writer_.begin_generation();
+  if (sampling()) writer_.begin_generation();
   write_lock_.unlock();
 }
 

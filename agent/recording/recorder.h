@@ -48,7 +48,14 @@ class Recorder : private SampleSink::Drain {
   // (nmprof.h) with one value per name of context_attributes.
   void start(const std::string& path_template, const Settings& settings, uint64_t max_tracked, bool create_file,
              const std::vector<Tag>& tags = {}, const std::vector<std::string>& context_attributes = {});
-  bool recording() const { return sink_.recording(); }
+  // Started and not finished, though it may have ended early (its file took nothing
+  // more: nothing is sampled then).
+  bool recording() const { return sink_.recording() || ended_early_.load(std::memory_order_acquire); }
+  bool sampling() const { return sink_.recording(); }
+  // Called, without the recorder's lock, once a recording ends before its process
+  // because its file can take nothing more (a limit, a write that failed, no memory):
+  // from the thread that wrote, never from a signal handler or the last write.
+  void on_ended_early(void (*ended)()) { tell_early_end_ = ended; }
   // The size the output file stops growing at (0: none; kept across start()).
   void limit_file_size(uint64_t max_bytes) { writer_.file().limit_size(max_bytes); }
 
@@ -125,7 +132,8 @@ class Recorder : private SampleSink::Drain {
   bool locked() const;
 
   struct Status {
-    bool recording;
+    bool recording;           // started and not finished, though it may have ended early
+    const char* ended_early;  // why the file took nothing more, or null
     std::string file;
     uint64_t samples;
     uint64_t lost_samples;
@@ -144,6 +152,10 @@ class Recorder : private SampleSink::Drain {
   // The background writer thread.
   static void* writer_main(void* recorder);
   void wait_for_work();
+  // Under the lock, after a write: whether the recording just ended (tell_early_end_
+  // is then due, once the lock is released).
+  bool after_write();
+  void tell_ended(bool ended);
 
   // Read on the sampled path.
   std::atomic<bool> background_flush_{false};
@@ -152,6 +164,8 @@ class Recorder : private SampleSink::Drain {
   // Under write_lock_.
   SpinLock write_lock_;
   RecordingWriter writer_;
+  void (*tell_early_end_)() = nullptr;
+  std::atomic<bool> ended_early_{false};  // since start(): the file took nothing more
 };
 
 }  // namespace nmprof

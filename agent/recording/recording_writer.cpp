@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 
+#include "agent/log.h"
 #include "agent/recording/clock.h"
 #include "agent/safety/spin_lock.h"
 #include "agent/threads/java_thread_info.h"
@@ -28,10 +30,30 @@ RecordingWriter::RecordingWriter(SampleSink& sink, FrameResolver& resolver, cons
       resolver_(resolver),
       rate_(rate),
       out_pools_({schema::kThread, schema::kStackTrace, schema::kMethod, schema::kClass, schema::kPackage,
-                  schema::kSymbol, schema::kFrameType, schema::kString, schema::kAllocator}) {}
+                  schema::kSymbol, schema::kFrameType, schema::kString, schema::kAllocator}),
+      prelude_pools_({schema::kFrameType, schema::kAllocator}) {}
+
+template <typename F>
+bool RecordingWriter::guarded(F&& f) {
+  try {
+    f();
+    return true;
+  } catch (const std::exception&) {  // std::bad_alloc: the agent's memory is its own mappings
+    short_of_memory_ = true;
+    return false;
+  }
+}
 
 void RecordingWriter::configure(const std::string& path_template, const Settings& settings, bool create_file,
                                 const std::vector<Tag>& tags, const std::vector<std::string>& context_attributes) {
+  short_of_memory_ = false;
+  ended_early_ = schema::kGrowing;
+  if (!guarded([&] { configure_now(path_template, settings, create_file, tags, context_attributes); }))
+    give_up_for_memory();
+}
+
+void RecordingWriter::configure_now(const std::string& path_template, const Settings& settings, bool create_file,
+                                    const std::vector<Tag>& tags, const std::vector<std::string>& context_attributes) {
   path_template_ = path_template;
   // Only when asked for: the time zone is loaded into the host's heap.
   start_time_text_ = path_template.find("%t") != std::string::npos ? local_time_text(time(nullptr)) : "";
@@ -53,19 +75,14 @@ void RecordingWriter::configure(const std::string& path_template, const Settings
 
 // With no sampling thread in the middle of a stripe (at start, or in a fork child).
 void RecordingWriter::begin_generation() {
-  process_ = read_process_info();
-  pid_.store(process_.pid, std::memory_order_relaxed);
-  uint32_t generation = sink_.generation() + 1;
-  jfr::ChunkClock clock = current_chunk_clock();
-  jfr::ByteBuffer metadata;
-  jfr::Metadata::encode_record(metadata, clock.start_ticks, metadata_id_, metadata_body_);
-  std::string path = expand_path_template(path_template_, process_.pid, start_time_text_);
-  file_.reset(path, process_.pid, process_.start_millis, std::move(metadata), clock);
+  bool file_made = false;
+  if (!guarded([&] { file_made = reset_file(); }) || !file_made) give_up_for_memory();
   // pids take 22 bits (pid_max is at most 2^22), images the 10 above them.
   uint64_t key_base = static_cast<uint64_t>(file_.earlier_images() % 1024) << 54 |
                       static_cast<uint64_t>(process_.pid) << 32;
   resolver_.forget_modules();
   int self = this_thread_id();
+  uint32_t generation = sink_.generation() + 1;
   sink_.stripes().reset(generation, self);
   threads_.clear();
   events_.clear();
@@ -74,25 +91,50 @@ void RecordingWriter::begin_generation() {
   pending_threads_.clear();
   pending_values_.clear();
   samples_ = 0;
-  last_write_.store(clock.start_ticks, std::memory_order_relaxed);
+  sampled_ = false;
   sink_.begin_generation(generation, key_base, self);
   append_prelude();
+  // Room for the last statistics, made now: they must be writable when nothing else is.
+  if (!events_.reserve(kLastRecordRoom) || !record_body_.reserve(kLastRecordRoom)) short_of_memory_ = true;
+}
+
+// This process's file, its description and its chunk's clock (what allocates); false
+// when its metadata could not be made whole.
+bool RecordingWriter::reset_file() {
+  process_ = read_process_info();
+  pid_.store(process_.pid, std::memory_order_relaxed);
+  jfr::ChunkClock clock = current_chunk_clock();
+  last_write_.store(clock.start_ticks, std::memory_order_relaxed);
+  jfr::ByteBuffer metadata;
+  jfr::Metadata::encode_record(metadata, clock.start_ticks, metadata_id_, metadata_body_);
+  if (!metadata.ok() || !metadata_body_.ok()) return false;
+  std::string path = expand_path_template(path_template_, process_.pid, start_time_text_);
+  file_.reset(path, process_.pid, process_.start_millis, std::move(metadata), clock);
+  return true;
+}
+
+// record_body_ as a record of `to`, whole: a body or buffer that could not grow
+// ends the recording.
+void RecordingWriter::append_body(jfr::ByteBuffer& to) {
+  if (!record_body_.ok() || !jfr::append_record(to, record_body_.data(), record_body_.size())) short_of_memory_ = true;
 }
 
 void RecordingWriter::append_prelude() {
+  prelude_pools_.clear();
   prelude_events_.clear();
   for (int i = 0; i < schema::kFrameTypeCount; i++) {
-    auto& entry = out_pools_.add_entry(schema::kFrameType);
+    auto& entry = prelude_pools_.add_entry(schema::kFrameType);
     entry.put_varint(static_cast<uint64_t>(i));
     entry.put_string(schema::frame_type_name(static_cast<schema::FrameTypeKey>(i)));
   }
   for (int i = 0; i < schema::kAllocatorCount; i++) {
-    auto& entry = out_pools_.add_entry(schema::kAllocator);
+    auto& entry = prelude_pools_.add_entry(schema::kAllocator);
     entry.put_varint(static_cast<uint64_t>(i));
     entry.put_string(schema::allocator_name(static_cast<schema::AllocatorKey>(i)));
   }
   uint64_t now = monotonic_ticks();
-  jfr::ByteBuffer body;
+  jfr::ByteBuffer& body = record_body_;
+  body.clear();
   body.put_varint(schema::kProcessEvent);
   body.put_varint(now);
   body.put_varint(static_cast<uint64_t>(process_.pid));
@@ -102,7 +144,7 @@ void RecordingWriter::append_prelude() {
   body.put_string(process_.host);
   body.put_varint(static_cast<uint64_t>(process_.start_millis));
   body.put_string(NMPROF_VERSION);
-  jfr::append_record(prelude_events_, body.data(), body.size());
+  append_body(prelude_events_);
   for (const auto& [name, value] : settings_) {
     body.clear();
     body.put_varint(schema::kSettingEvent);
@@ -111,7 +153,7 @@ void RecordingWriter::append_prelude() {
     body.put_varint(schema::kMallocEvent);
     body.put_string(name);
     body.put_string(value);
-    jfr::append_record(prelude_events_, body.data(), body.size());
+    append_body(prelude_events_);
   }
   for (const auto& [key, value] : tags_) {
     body.clear();
@@ -119,7 +161,7 @@ void RecordingWriter::append_prelude() {
     body.put_varint(now);
     body.put_string(key);
     body.put_string(value);
-    jfr::append_record(prelude_events_, body.data(), body.size());
+    append_body(prelude_events_);
   }
 }
 
@@ -135,6 +177,12 @@ void RecordingWriter::write_collected(int self) {
 // not wait longer).
 bool RecordingWriter::collect(int self, uint64_t deadline) {
   bool all = true;
+  guarded([&] { all = collect_now(self, deadline); });
+  return all;
+}
+
+bool RecordingWriter::collect_now(int self, uint64_t deadline) {
+  bool all = true;
   uint32_t generation = sink_.generation();
   for (unsigned i = 0; i < SampleStripes::kStripes; i++) {
     if (!sink_.stripes().take(i, taken_, self, deadline)) {
@@ -142,6 +190,7 @@ bool RecordingWriter::collect(int self, uint64_t deadline) {
       continue;
     }
     if (taken_.generation == generation) {
+      sampled_ |= taken_.samples != 0;
       take_threads(taken_.threads);
       take_stacks(taken_.stacks);
       take_values(taken_.values);
@@ -199,37 +248,45 @@ void RecordingWriter::resolve_native_frames(uint32_t id) {
 
 // What is pending: the recorder collects first.
 void RecordingWriter::unresolved_java_methods(std::vector<uint64_t>& out) {
-  for (uint32_t id : pending_stacks_) {
-    const StackTable::Entry& e = sink_.stacks().entry(id);
-    for (size_t i = 0; i < e.depth; i++)
-      if (e.frames[i].java && !e.methods[i]) out.push_back(e.frames[i].id);
-  }
+  guarded([&] {
+    for (uint32_t id : pending_stacks_) {
+      const StackTable::Entry& e = sink_.stacks().entry(id);
+      for (size_t i = 0; i < e.depth; i++)
+        if (e.frames[i].java && !e.methods[i]) out.push_back(e.frames[i].id);
+    }
+  });
 }
 
 void RecordingWriter::pending_java_threads(std::vector<JavaThreadInfo*>& out) {
-  for (uint32_t id : pending_threads_)
-    if (threads_[id - 1].java) out.push_back(const_cast<JavaThreadInfo*>(threads_[id - 1].java));
+  guarded([&] {
+    for (uint32_t id : pending_threads_)
+      if (threads_[id - 1].java) out.push_back(const_cast<JavaThreadInfo*>(threads_[id - 1].java));
+  });
 }
 
 void RecordingWriter::resolve_java_frames(FrameResolver& java) {
-  for (uint32_t id : pending_stacks_) {
-    const StackTable::Entry& e = sink_.stacks().entry(id);
-    for (size_t i = 0; i < e.depth; i++)
-      if (e.frames[i].java && !e.methods[i]) java.resolve(e.frames[i], pools_, e.methods[i], e.lines[i]);
-  }
+  guarded([&] {
+    for (uint32_t id : pending_stacks_) {
+      const StackTable::Entry& e = sink_.stacks().entry(id);
+      for (size_t i = 0; i < e.depth; i++)
+        if (e.frames[i].java && !e.methods[i]) java.resolve(e.frames[i], pools_, e.methods[i], e.lines[i]);
+    }
+  });
 }
 
 // Under the lock the writer takes too: the frames' methods go into its pools.
 void RecordingWriter::name_frames_now(uint32_t id) {
-  const StackTable::Entry& e = sink_.stacks().entry(id);
-  for (size_t i = 0; i < e.depth; i++)
-    if (!e.methods[i] && resolver_.named_when_sampled(e.frames[i])) {
-      int32_t line = -1;
-      uint32_t method = 0;
-      resolver_.resolve(e.frames[i], pools_, method, line);
-      e.lines[i] = line;
-      __atomic_store_n(&e.methods[i], method, __ATOMIC_RELEASE);
-    }
+  guarded([&] {
+    const StackTable::Entry& e = sink_.stacks().entry(id);
+    for (size_t i = 0; i < e.depth; i++)
+      if (!e.methods[i] && resolver_.named_when_sampled(e.frames[i])) {
+        int32_t line = -1;
+        uint32_t method = 0;
+        resolver_.resolve(e.frames[i], pools_, method, line);
+        e.lines[i] = line;
+        __atomic_store_n(&e.methods[i], method, __ATOMIC_RELEASE);
+      }
+  });
 }
 
 bool RecordingWriter::has_unresolved_frames(uint32_t stack) {
@@ -292,7 +349,8 @@ void RecordingWriter::append_new_modules() {
   uint64_t now = monotonic_ticks();
   for (const Module* m : new_modules_) {
     const symbols::ImageIdentity& id = m->identity;
-    jfr::ByteBuffer body;
+    jfr::ByteBuffer& body = record_body_;
+    body.clear();
     body.put_varint(schema::kModuleEvent);
     body.put_varint(now);
     body.put_string(m->name);
@@ -302,7 +360,7 @@ void RecordingWriter::append_new_modules() {
     body.put_varint(static_cast<uint64_t>(id.modified_ns));
     body.put_varint(id.device);
     body.put_varint(id.inode);
-    jfr::append_record(events_, body.data(), body.size());
+    append_body(events_);
   }
 }
 
@@ -321,6 +379,7 @@ void RecordingWriter::append_statistics(uint64_t now, bool image_ends) {
   r.varint(rate_.min_used());
   r.varint(rate_.max_used());
   FileLimit stopped = file_.stopped_growing();
+  if (stopped == schema::kGrowing) stopped = ended_early_;
   r.varint(stopped != schema::kGrowing ? stopped : image_ends ? schema::kGrowing : schema::kBeforeTheEnd);
   r.append_to(events_);
 }
@@ -335,23 +394,63 @@ void RecordingWriter::append_last(uint64_t now) {
 }
 
 void RecordingWriter::write(uint64_t now, bool defer_unresolved, bool image_ends) {
+  last_write_.store(now, std::memory_order_relaxed);
+  if (ended()) return;
+  if (short_of_memory_) return end_for_memory(now);
   // A process that recorded nothing leaves no file (unless asked for one).
   if (!file_.opened() && samples_ == 0 && !create_file_) return;
   if (!prelude_events_.empty()) {
-    file_.append(out_pools_, prelude_events_, now);  // its frame types and allocators too
-    out_pools_.clear();
+    if (!prelude_events_.ok() || !prelude_pools_.ok()) return end_for_memory(now);
+    file_.append(prelude_pools_, prelude_events_, now);
+    prelude_pools_.clear();
     prelude_events_.clear();
   }
-  write_pending_pools(defer_unresolved);
+  guarded([&] { write_pending_pools(defer_unresolved); });
   append_statistics(now, image_ends);
+  if (short_of_memory_ || !events_.ok() || !out_pools_.ok()) return end_for_memory(now);
   if (!file_.append(out_pools_, events_, now) && file_.stopped_growing() != jfr::schema::kGrowing) append_last(now);
   out_pools_.clear();
   events_.clear();
-  last_write_.store(now, std::memory_order_relaxed);
+}
+
+// No file can be written (what its chunks begin with could not be made): the
+// recording ends before it began.
+void RecordingWriter::give_up_for_memory() {
+  if (ended_early_ == schema::kGrowing)
+    log_line(
+        "process %d: the agent ran out of memory (no address space left: ulimit -v?) as its recording began: "
+        "not recorded",
+        static_cast<int>(getpid()));
+  ended_early_ = schema::kOutOfMemory;
+}
+
+// What this write put together may be incomplete (a buffer or table could not grow):
+// it is dropped, and the file ends with its last complete write and the statistics
+// saying why (in room kept for them). A process that has recorded nothing, or whose
+// statistics found no room, is left without more.
+void RecordingWriter::end_for_memory(uint64_t now) {
+  ended_early_ = schema::kOutOfMemory;
+  log_line(
+      "process %ld: the agent ran out of memory (no address space left: ulimit -v?); its recording ends at "
+      "its last complete write",
+      pid());
+  out_pools_.clear();
+  events_.clear();
+  append_statistics(now, false);
+  bool anything = file_.opened() || sampled_ || sink_.lost_samples() != 0 || create_file_;
+  if (anything && events_.ok()) {
+    if (!prelude_events_.empty() && prelude_events_.ok() && prelude_pools_.ok())
+      file_.append(prelude_pools_, prelude_events_, now);
+    file_.append(out_pools_, events_, now, true);
+  }
+  prelude_pools_.clear();
+  prelude_events_.clear();
+  events_.clear();
 }
 
 // The recording ends with the process.
 void RecordingWriter::write_final(uint64_t now) {
+  if (ended()) return;
   if (!file_.opened() && samples_ == 0 && !create_file_ && !file_.open_now(false)) return;
   write(now, false, true);
 }

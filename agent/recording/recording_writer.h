@@ -3,6 +3,11 @@
 // (threads, stacks, methods, attribute values), the modules of new frames and the
 // agent's statistics to the output file, one chunk per process and image. Not
 // thread-safe: the recorder (recorder.h) calls it under its write lock.
+//
+// Out of memory (no address space left: ulimit -v), nothing half-made reaches the
+// file: an allocation that fails here (a buffer or table that cannot grow) ends the
+// recording after its last complete write, with statistics that say why (in room
+// kept for them). The sampled path loses what it cannot record, and counts it.
 #pragma once
 
 #include <atomic>
@@ -62,6 +67,17 @@ class RecordingWriter {
   void pending_java_threads(std::vector<JavaThreadInfo*>& out);
   void resolve_java_frames(FrameResolver& java);
 
+  // The file can take nothing more (a limit, a write that failed, no memory): the
+  // recording is over before its process.
+  bool ended() const { return file_.failed() || ended_early_ != jfr::schema::kGrowing; }
+  // Why (kBeforeTheEnd: its file could not be written).
+  FileLimit stop_reason() const {
+    FileLimit limit = file_.stopped_growing();
+    return limit != jfr::schema::kGrowing          ? limit
+           : ended_early_ != jfr::schema::kGrowing ? ended_early_
+                                                   : jfr::schema::kBeforeTheEnd;
+  }
+
   OutputFile& file() { return file_; }
   uint64_t samples() const { return samples_; }
   long pid() const { return pid_.load(std::memory_order_relaxed); }
@@ -75,7 +91,15 @@ class RecordingWriter {
     const JavaThreadInfo* java;  // null for threads that are not Java threads
   };
 
+  // The room kept for the last statistics, whatever else fails.
+  static constexpr size_t kLastRecordRoom = 4096;
+
+  void configure_now(const std::string& path_template, const Settings& settings, bool create_file,
+                     const std::vector<Tag>& tags, const std::vector<std::string>& context_attributes);
+  bool reset_file();
+  bool collect_now(int self, uint64_t deadline);
   void append_prelude();
+  void append_body(jfr::ByteBuffer& to);
   void take_threads(const jfr::ByteBuffer& records);
   void take_stacks(const jfr::ByteBuffer& ids);
   void take_values(const jfr::ByteBuffer& ids);
@@ -84,6 +108,12 @@ class RecordingWriter {
   bool has_unresolved_frames(uint32_t stack);
   void append_statistics(uint64_t now, bool image_ends);
   void append_last(uint64_t now);
+  // Runs f; an allocation that fails in it (std::bad_alloc) ends the recording at the
+  // next write.
+  template <typename F>
+  bool guarded(F&& f);
+  void end_for_memory(uint64_t now);
+  void give_up_for_memory();
   void append_new_modules();  // nmprof.Module events for modules of newly written frames
   size_t memory_bytes() const;
 
@@ -93,6 +123,8 @@ class RecordingWriter {
   std::atomic<long> pid_{0};
   std::atomic<uint64_t> last_write_{0};
   bool create_file_ = false;
+  bool short_of_memory_ = false;                   // an allocation of the writer's failed
+  FileLimit ended_early_ = jfr::schema::kGrowing;  // why the recording ended before its process
   std::string path_template_;
   std::string start_time_text_;  // %t: formatted at start, since after fork() the time zone lock may be held
   Settings settings_;
@@ -103,6 +135,7 @@ class RecordingWriter {
   uint64_t metadata_id_ = 0;
   ProcessInfo process_;
   uint64_t samples_ = 0;
+  bool sampled_ = false;  // events were taken from the stripes, written or not
   JfrPools pools_;
   // What a Java frame is called when it must be written before the flusher named it
   // (the process ends without the JVM's shutdown, e.g. by a signal).
@@ -115,11 +148,13 @@ class RecordingWriter {
   SampleStripes::Stripe taken_;  // a stripe's buffers, swapped out
   jfr::ConstantPools out_pools_;
   jfr::ByteBuffer events_;
+  jfr::ByteBuffer record_body_;  // a record being encoded (kept: no mapping per record)
   // The process's description (its Process, setting and tag events), made when its
   // recording begins and written before anything else, in an append of its own: a
   // first append too large for what is left of the disk (a second of deep stacks)
   // then leaves a recording that says whose it is and why it has no samples. Empty
   // once written.
+  jfr::ConstantPools prelude_pools_;  // its frame types and allocators
   jfr::ByteBuffer prelude_events_;
   OutputFile file_;
 };

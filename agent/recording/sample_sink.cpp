@@ -3,6 +3,7 @@
 #include <sys/prctl.h>
 
 #include <algorithm>
+#include <new>
 
 #include "agent/recording/clock.h"
 #include "formats/jfr/writing/event_record.h"
@@ -14,6 +15,11 @@ namespace schema = jfr::schema;
 
 constexpr size_t kMaxStripeBytes = 4 << 20;  // beyond, a sample waits for the writer
 constexpr int kWaitForWriterMillis = 100;    // then, with a stalled writer, it is dropped
+
+// The most an event's body takes: a profiler.Malloc's ten fields and its context (span
+// ids, then each attribute's value, a pool key or the value inline); a Free is smaller.
+constexpr size_t kMaxFixedBody = 12 * jfr::kMaxVarintLength + 2 * sizeof(float);
+constexpr size_t kMaxAttributeBytes = 1 + jfr::kMaxVarintLength + AttributeValues::kMaxLength;
 
 // A profiler.Free event; moved_to: the block lives on there, with its size and weight.
 jfr::SmallRecord free_record(uint64_t ticks, uint64_t thread, uintptr_t address, const LiveHeap::Block* moved_to) {
@@ -30,12 +36,13 @@ jfr::SmallRecord free_record(uint64_t ticks, uint64_t thread, uintptr_t address,
 
 }  // namespace
 
-void SampleSink::track_frees(uint64_t max_tracked) {
+bool SampleSink::track_frees(uint64_t max_tracked) {
   // A restarted recording with other limits gets a new table (the old one is kept:
   // a free may be looking at the filter it published).
   LiveHeap* live = live_.load(std::memory_order_relaxed);
-  if (max_tracked && (!live || live->max_blocks() != max_tracked)) live = new LiveHeap(max_tracked);
+  if (max_tracked && (!live || live->max_blocks() != max_tracked)) live = new (std::nothrow) LiveHeap(max_tracked);
   live_.store(max_tracked ? live : nullptr, std::memory_order_release);
+  return !max_tracked || live;
 }
 
 // Under the recorder's write lock, with no sampling thread in the middle of a stripe
@@ -70,6 +77,20 @@ static void list_once(std::atomic<uint32_t>& listed_in, uint32_t id, uint32_t ge
   if (listed_in.exchange(generation, std::memory_order_relaxed) != generation) list.put_bytes(&id, sizeof id);
 }
 
+// Room in the stripe for one event and all it may list (its thread, stack and
+// attribute values), made before any of it is written: an event is then recorded
+// whole or not at all. A stripe that cannot grow (no address space left: ulimit -v)
+// loses the event, counted as lost as when the stack table is full.
+bool SampleSink::room_for_event(SampleStripes::Stripe& s, uint32_t attributes) {
+  size_t body = kMaxFixedBody + attributes * kMaxAttributeBytes;
+  if (s.body.reserve(body) && s.events.reserve(body + jfr::kMaxVarintLength) &&
+      s.threads.reserve(sizeof(ThreadRecord)) && s.stacks.reserve(sizeof(uint32_t)) &&
+      s.values.reserve(attributes * sizeof(uint32_t)))
+    return true;
+  lost_samples_.fetch_add(1, std::memory_order_relaxed);
+  return false;
+}
+
 // A stripe of the current generation with room, or null (the sample is lost). When
 // every stripe it may use is full, the thread waits for the writer a moment.
 SampleStripes::Stripe* SampleSink::stripe_for_event(int self, uint32_t generation) {
@@ -102,6 +123,11 @@ void SampleSink::record_allocation(ThreadState& t, const CallStack& stack, uint6
     lost_samples_.fetch_add(1, std::memory_order_relaxed);
     return;
   }
+  uint32_t attributes = context_attribute_count_.load(std::memory_order_relaxed);
+  if (!room_for_event(*s, attributes)) {
+    stripes_.release(s);
+    return;
+  }
   uint64_t now = monotonic_ticks();
   uint32_t thread = thread_entry(t, generation, *s);
   list_once(stacks_.entry(id).listed_in, id, generation, s->stacks);
@@ -117,7 +143,7 @@ void SampleSink::record_allocation(ThreadState& t, const CallStack& stack, uint6
   body.put_varint(allocator);
   body.put_varint(before);
   body.put_float(live_weight);
-  add_context(t.context, generation, *s);
+  add_context(t.context, generation, *s, attributes);
   jfr::append_record(s->events, body.data(), body.size());
   s->samples++;
   size_t bytes = s->bytes();
@@ -140,11 +166,10 @@ void SampleSink::name_frames_now(uint32_t id, int self) {
 }
 
 // spanId, localRootSpanId, then each attribute's value, into the stripe's event.
-void SampleSink::add_context(const nmprof_context_block* context, uint32_t generation,
-                             SampleStripes::Stripe& stripe) {
+void SampleSink::add_context(const nmprof_context_block* context, uint32_t generation, SampleStripes::Stripe& stripe,
+                             uint32_t attributes) {
   stripe.body.put_varint(context ? context->span_id : 0);
   stripe.body.put_varint(context ? context->local_root_span_id : 0);
-  uint32_t attributes = context_attribute_count_.load(std::memory_order_relaxed);
   for (size_t i = 0; i < attributes; i++) {
     size_t length = context ? std::min<size_t>(context->value_length[i], AttributeValues::kMaxLength) : 0;
     add_attribute_value(std::string_view(length ? context->values[i] : "", length), generation, stripe);
@@ -246,6 +271,10 @@ void SampleSink::append_free(ThreadState& t, uintptr_t address, uint64_t ticks, 
   uint32_t generation = generation_.load(std::memory_order_acquire);
   SampleStripes::Stripe* s = stripe_for_event(self, generation);
   if (!s) return;  // the block is forgotten: it stays live in the file
+  if (!room_for_event(*s, 0)) {
+    stripes_.release(s);
+    return;
+  }
   free_record(ticks, key(thread_entry(t, generation, *s)), address, moved_to).append_to(s->events);
   size_t bytes = s->bytes();
   stripes_.release(s);

@@ -70,8 +70,9 @@ class SampleSink {
   // Set by the recorder, under its write lock.
   bool recording() const { return active_.load(std::memory_order_acquire); }
   void set_recording(bool on) { active_.store(on, std::memory_order_release); }
-  // max_tracked > 0 tracks frees of sampled blocks, up to that many at once.
-  void track_frees(uint64_t max_tracked);
+  // max_tracked > 0 tracks frees of sampled blocks, up to that many at once (false:
+  // no memory for the table, frees are not tracked).
+  bool track_frees(uint64_t max_tracked);
   void set_context_attributes(uint32_t count) { context_attribute_count_.store(count, std::memory_order_relaxed); }
   // A new output file: events of the old generation still in a stripe are dropped,
   // and the live blocks forgotten. key_base: what pool keys of the file start with.
@@ -96,7 +97,9 @@ class SampleSink {
 
  private:
   uint32_t thread_entry(ThreadState& t, uint32_t generation, SampleStripes::Stripe& stripe);
-  void add_context(const nmprof_context_block* context, uint32_t generation, SampleStripes::Stripe& stripe);
+  bool room_for_event(SampleStripes::Stripe& s, uint32_t attributes);
+  void add_context(const nmprof_context_block* context, uint32_t generation, SampleStripes::Stripe& stripe,
+                   uint32_t attributes);
   void add_attribute_value(std::string_view value, uint32_t generation, SampleStripes::Stripe& stripe);
   void name_frames_now(uint32_t id, int self);
   SampleStripes::Stripe* stripe_for_event(int self, uint32_t generation);

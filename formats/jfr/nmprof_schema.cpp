@@ -225,6 +225,7 @@ const char* stop_reason_text(uint64_t reason) {
     case kBeforeTheEnd:
       return "it ends before its process did: the process was killed or is still running, or the agent lost its "
              "file";
+    case kOutOfMemory: return "the agent ran out of memory: the process's address space was exhausted (ulimit -v)";
     default: return nullptr;
   }
 }

@@ -86,6 +86,9 @@ enum StopReason : uint8_t {
   // Every other write: in the last statistics of a file, the recording ends before its
   // process did (killed, still running, or the agent lost its file).
   kBeforeTheEnd = 4,
+  // The agent could not get memory for what it records (the process's address space
+  // is exhausted: ulimit -v): it ended the recording after its last complete write.
+  kOutOfMemory = 6,
 };
 // "it reached --max-size", ...; null for kGrowing and unknown values.
 const char* stop_reason_text(uint64_t reason);

@@ -29,9 +29,11 @@ ByteBuffer& ByteBuffer::operator=(ByteBuffer&& other) noexcept {
 }
 
 bool ByteBuffer::grow(size_t needed) {
-  if (!ok_) return false;
   size_t capacity = capacity_ ? capacity_ : 4096;
-  while (capacity < needed) capacity *= 2;
+  while (capacity < needed) {
+    if (capacity > SIZE_MAX / 2) return ok_ = false;
+    capacity *= 2;
+  }
   // A new mapping and a copy, not mremap: ThreadSanitizer does not follow memory that
   // mremap moves, and takes the next thread to map those addresses for a racing one.
   void* p = mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

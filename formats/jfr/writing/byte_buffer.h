@@ -1,6 +1,8 @@
-// A growable output buffer for JFR encoding. Its storage comes from mmap/mremap, not
+// A growable output buffer for JFR encoding. Its storage comes from mmap, not
 // malloc, so the agent can finish a recording from a signal handler or while the
-// host's allocator is busy on the same thread.
+// host's allocator is busy on the same thread. A growth that fails (no address
+// space left: ulimit -v) leaves the buffer failed: it takes nothing more until
+// cleared, so what it holds is never a record cut in the middle.
 #pragma once
 
 #include <cstddef>
@@ -24,9 +26,15 @@ class ByteBuffer {
   uint8_t* data() { return data_; }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  void clear() { size_ = 0; }
+  // Empty, and usable again after a failed growth (which kept the old storage).
+  void clear() {
+    size_ = 0;
+    ok_ = true;
+  }
   // False once a growth failed (out of memory); everything written since is dropped.
   bool ok() const { return ok_; }
+  // Room for `extra` more bytes, made now: the writes that fit in it cannot fail.
+  bool reserve(size_t extra) { return ok_ && (size_ + extra <= capacity_ || grow(size_ + extra)); }
 
   void put_u8(uint8_t b) {
     if (reserve(1)) data_[size_++] = b;
@@ -38,7 +46,7 @@ class ByteBuffer {
   // A varint in exactly `length` bytes, to be patched later with patch_varint().
   size_t put_varint_placeholder(size_t length);
   void patch_varint(size_t offset, uint64_t v, size_t length) {
-    encode_varint_padded(v, data_ + offset, length);
+    if (offset + length <= size_) encode_varint_padded(v, data_ + offset, length);
   }
   void put_be16(uint16_t v);
   void put_be32(uint32_t v);
@@ -51,9 +59,6 @@ class ByteBuffer {
   void patch_be64(size_t offset, uint64_t v);
 
  private:
-  bool reserve(size_t extra) {
-    return size_ + extra <= capacity_ ? true : grow(size_ + extra);
-  }
   bool grow(size_t needed);
 
   uint8_t* data_ = nullptr;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 #include "formats/jfr/varint.h"
 
@@ -53,27 +54,52 @@ bool ChunkWriter::begin(int fd, const Metadata& metadata, const ChunkClock& cloc
 
 bool ChunkWriter::append(const ConstantPools& pools, const ByteBuffer& events, uint64_t now_ticks) {
   if (!ok_) return false;
-  scratch_.clear();
-  if (!pools.empty()) {
-    int64_t delta = last_checkpoint_ ? static_cast<int64_t>(last_checkpoint_) - static_cast<int64_t>(size_) : 0;
-    pools.encode_checkpoint(scratch_, now_ticks, delta);
+  // Buffers that failed to grow hold less than was put in them: nothing of them is written.
+  if (!pools.ok() || !events.ok()) {
+    errno = ENOMEM;
+    return false;
   }
+  int64_t delta = last_checkpoint_ ? static_cast<int64_t>(last_checkpoint_) - static_cast<int64_t>(size_) : 0;
+  uint64_t checkpoint = pools.empty() ? 0 : pools.write_checkpoint(now_ticks, delta, [](const void*, size_t) {
+    return true;  // measured only
+  });
   // Past the cap: the pools and the events that still fit, then EFBIG.
   size_t length = events.size();
-  if (!fits(scratch_.size() + length)) {
-    if (!fits(scratch_.size())) return false;
-    length = whole_records(events, cap_ - file_end() - scratch_.size());
+  if (!fits(checkpoint + length)) {
+    if (!fits(checkpoint)) return false;
+    length = whole_records(events, cap_ - file_end() - checkpoint);
   }
-  if (!pools.empty()) {
+  if (checkpoint) {
     uint64_t at = size_;
-    if (!scratch_.ok() || !write_all(scratch_.data(), scratch_.size())) return cut_back();
+    if (!write_pieces(pools, now_ticks, delta)) return cut_back();
     last_checkpoint_ = at;
   }
-  if (!events.ok() || !write_all(events.data(), length)) return cut_back();
+  if (!write_all(events.data(), length)) return cut_back();
   if (!patch_header(now_ticks)) return cut_back();
   if (length == events.size()) return true;
   errno = EFBIG;
   return false;
+}
+
+// The checkpoint straight from the pools' entries: small pieces (the heads) are
+// gathered on the stack (a signal handler's may be small) and go out with the next.
+bool ChunkWriter::write_pieces(const ConstantPools& pools, uint64_t now_ticks, int64_t delta) {
+  uint8_t gathered[512];
+  size_t used = 0;
+  auto flush = [&] {
+    bool written = write_all(gathered, used);
+    used = 0;
+    return written;
+  };
+  bool written = pools.write_checkpoint(now_ticks, delta, [&](const void* p, size_t n) {
+    if (n <= sizeof gathered - used) {
+      memcpy(gathered + used, p, n);
+      used += n;
+      return true;
+    }
+    return flush() && write_all(p, n);
+  });
+  return written && flush();
 }
 
 bool ChunkWriter::resume(int fd) {

@@ -3,7 +3,9 @@
 // a process that dies between appends loses only what it had not appended yet. A
 // write that fails (a full disk) is cut off again: the file stays the recording of
 // the appends before it, and a smaller append may still follow. An append that
-// would take the file past its cap writes only the whole events that fit.
+// would take the file past its cap writes only the whole events that fit. Appending
+// allocates nothing (the pools are written as they are), and pools or events that
+// failed to grow are not written at all.
 #pragma once
 
 #include <cstddef>
@@ -40,7 +42,8 @@ class ChunkWriter {
   void cap_file_size(uint64_t end) { cap_ = end; }
   uint64_t file_end() const { return chunk_start_ + size_; }
   // Writes a checkpoint with `pools` (when not empty) followed by `events` (encoded
-  // records), then patches the header. now_ticks sets the chunk's duration.
+  // records), then patches the header. now_ticks sets the chunk's duration. False with
+  // errno ENOMEM, having written nothing, when `pools` or `events` is not ok().
   bool append(const ConstantPools& pools, const ByteBuffer& events, uint64_t now_ticks);
   bool ok() const { return ok_; }
   uint64_t bytes_written() const { return size_; }
@@ -48,6 +51,7 @@ class ChunkWriter {
  private:
   bool fits(uint64_t bytes) const;
   bool write_all(const void* p, size_t n);
+  bool write_pieces(const ConstantPools& pools, uint64_t now_ticks, int64_t delta);
   bool patch_header(uint64_t now_ticks);
   bool cut_back();
 
@@ -61,7 +65,6 @@ class ChunkWriter {
   uint64_t committed_checkpoint_ = 0;  // the one the header names
   uint64_t cap_ = UINT64_MAX;
   ChunkClock clock_{};
-  ByteBuffer scratch_;
 };
 
 }  // namespace nmprof::jfr

@@ -24,6 +24,12 @@ bool ConstantPools::empty() const {
   return true;
 }
 
+bool ConstantPools::ok() const {
+  for (const auto& p : pools_)
+    if (!p.entries.ok()) return false;
+  return true;
+}
+
 void ConstantPools::clear() {
   for (auto& p : pools_) {
     p.count = 0;
@@ -32,24 +38,28 @@ void ConstantPools::clear() {
 }
 
 void ConstantPools::encode_checkpoint(ByteBuffer& out, uint64_t start_ticks, int64_t delta) const {
-  constexpr size_t kSizeLength = 5;
-  size_t start = out.size();
-  size_t size_at = out.put_varint_placeholder(kSizeLength);
-  out.put_varint(1);  // record type: checkpoint
-  out.put_varint(start_ticks);
-  out.put_varint(0);  // duration
-  out.put_varint(static_cast<uint64_t>(delta));
-  out.put_u8(1);  // checkpoint type: flush
+  write_checkpoint(start_ticks, delta, [&out](const void* p, size_t n) {
+    out.put_bytes(p, n);
+    return true;
+  });
+}
+
+size_t ConstantPools::encode_head(uint8_t* out, uint64_t size, uint64_t start_ticks, int64_t delta) const {
+  encode_varint_padded(size, out, kSizeLength);
+  size_t n = kSizeLength;
+  n += encode_varint(1, out + n);  // record type: checkpoint
+  n += encode_varint(start_ticks, out + n);
+  n += encode_varint(0, out + n);  // duration
+  n += encode_varint(static_cast<uint64_t>(delta), out + n);
+  out[n++] = 1;  // checkpoint type: flush
   uint64_t non_empty = 0;
   for (const auto& p : pools_) non_empty += p.count ? 1 : 0;
-  out.put_varint(non_empty);
-  for (const auto& p : pools_) {
-    if (!p.count) continue;
-    out.put_varint(p.type);
-    out.put_varint(p.count);
-    out.put_bytes(p.entries.data(), p.entries.size());
-  }
-  out.patch_varint(size_at, out.size() - start, kSizeLength);
+  return n + encode_varint(non_empty, out + n);
+}
+
+size_t ConstantPools::encode_pool_head(uint8_t* out, const Pool& p) {
+  size_t n = encode_varint(p.type, out);
+  return n + encode_varint(p.count, out + n);
 }
 
 }  // namespace nmprof::jfr

@@ -11,12 +11,15 @@
 
 namespace nmprof::jfr {
 
-// Appends `body` (type id and fields) to `out` as one record.
-inline void append_record(ByteBuffer& out, const uint8_t* body, size_t length) {
+// Appends `body` (type id and fields) to `out` as one record, whole or not at all
+// (false: `out` could not grow).
+inline bool append_record(ByteBuffer& out, const uint8_t* body, size_t length) {
   size_t size_length = 1;
   while (length + size_length >= (uint64_t{1} << (7 * size_length))) size_length++;
+  if (!out.reserve(kMaxVarintLength + length)) return false;  // what put_varint asks for
   out.put_varint(length + size_length);
   out.put_bytes(body, length);
+  return true;
 }
 
 // A record of fixed-width fields built on the stack: no heap use on the sampled path.
@@ -30,7 +33,7 @@ class SmallRecord {
     memcpy(&bits, &v, sizeof bits);
     for (int shift = 24; shift >= 0; shift -= 8) bytes_[length_++] = static_cast<uint8_t>(bits >> shift);
   }
-  void append_to(ByteBuffer& out) const { append_record(out, bytes_, length_); }
+  bool append_to(ByteBuffer& out) const { return append_record(out, bytes_, length_); }
 
  private:
   // Room for 20 varints, a float and 8 bytes: more than any small event has (a
