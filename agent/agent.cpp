@@ -151,6 +151,24 @@ bool followed() {
   return !unforked_child::unfollowed() || follow_unforked_child();
 }
 
+// The malloc family, whose slots a recording that ended gives back.
+constexpr uint64_t kAllocationHooks = (uint64_t{1} << (kPvalloc + 1)) - 1;
+static_assert(kMalloc == 0 && kPvalloc < kDlopen, "the allocation hooks come first");
+
+// The recording ended before the process (its file reached a limit or could not be
+// written, or the agent ran out of memory): nothing more is sampled, and the
+// allocation slots are given back, so that the program then runs as fast as without
+// nmprof (the recording itself is finished as usual, at exit or by attach's stop). A
+// hook stays where the program copied its address out of a slot (a function
+// pointer), and in PHP's heap, whose handlers are only put back from an attach's stop
+// (a request may be in them): there it passes every call on without sampling it.
+void on_recording_ended() {
+  if (!g_agent || !followed()) return;
+  CancellationOff no_cancel;
+  AgentGuard guard;
+  g_agent->patcher.retire(kAllocationHooks);
+}
+
 bool flush_for_signal() {
   if (!followed()) return true;
   CancellationOff no_cancel;
@@ -184,6 +202,7 @@ bool create_agent(AgentMode mode) {
     return false;
   }
   agent->mode = mode;
+  agent->recorder.on_ended_early(on_recording_ended);
   if (!ThreadScratch::init()) {
     log_line("cannot create thread-local storage; not profiling");
     return false;
@@ -214,7 +233,8 @@ void* on_sampled_allocation(void* p, size_t size, jfr::schema::AllocatorKey allo
                             size_t counted, float tracked) {
   ThreadState& t = t_state;
   if (!adds_bytes(before, size) || !Sampler::confirm(t, growth(before, size))) return p;
-  if (p && g_agent && g_agent->recording.load(std::memory_order_relaxed) && followed()) {
+  if (p && g_agent && g_agent->recording.load(std::memory_order_relaxed) && g_agent->recorder.sampling() &&
+      followed()) {
     auto* frame = static_cast<uintptr_t*>(__builtin_frame_address(0));
     unwind::Registers caller{frame[1], reinterpret_cast<uintptr_t>(frame + 2), frame[0]};
     int cancel_state;

@@ -82,6 +82,9 @@ def main():
         "512k, live off": f"nativemem=512k,live=false,file={out}",
         "512k, rate 100": f"nativemem=512k,rate=100,file={out}",
         "0 (every allocation)": f"nativemem=0,file={out}",
+        # Every allocation sampled until the file reaches 64 KiB (a few milliseconds in),
+        # then the recording stops: what a stopped recording costs the rest of the run.
+        "0, stopped at 64k": f"nativemem=0,maxsize=64k,file={out}",
     }
     print(f"malloc/free loop, {args.pairs:,} pairs per thread; each round runs plain and profiled back to back,")
     print(f"the ratio is the median over {args.rounds} rounds of profiled/plain (the machine is shared and noisy)")
@@ -113,12 +116,15 @@ def main():
     hooked_off = [callgrind_instructions([str(loop), "1", str(k)], agent_env(agent, never_off)) for k in (n, 2 * n)]
     sampled = [callgrind_instructions([str(loop), "1", str(k)], agent_env(agent, "nativemem=512k,file=" + str(out)))
                for k in (n, 2 * n)]
+    stopped = [callgrind_instructions([str(loop), "1", str(k)], agent_env(agent, configs["0, stopped at 64k"]))
+               for k in (n, 2 * n)]
     per_pair = lambda v: (v[1] - v[0]) / n
     print("instructions per malloc+free pair (callgrind):")
     print(f"  plain                          {per_pair(plain):8.1f}")
     print(f"  hooked, not sampled, live on   {per_pair(hooked):8.1f}  (+{per_pair(hooked) - per_pair(plain):.1f})")
     print(f"  hooked, not sampled, live off  {per_pair(hooked_off):8.1f}  (+{per_pair(hooked_off) - per_pair(plain):.1f})")
     print(f"  sampled at 512k, live on       {per_pair(sampled):8.1f}  (+{per_pair(sampled) - per_pair(plain):.1f})")
+    print(f"  recording stopped (max size)   {per_pair(stopped):8.1f}  (+{per_pair(stopped) - per_pair(plain):.1f})")
     if args.only != "native":
         descriptors_benchmark(build)
         startup_benchmark(build, args.rounds)

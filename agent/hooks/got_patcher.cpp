@@ -16,6 +16,7 @@ struct GotPatcher::Pass {
   GotPatcher& patcher;
   bool restore;
   bool deepbind;
+  uint64_t restored_ids = ~uint64_t{0};  // a restore pass's functions, a bit per HookId
   size_t changed = 0;
   size_t failures = 0;  // slots left unpatched that a later pass may patch
   size_t unready = 0;   // modules left to a later pass: still being relocated
@@ -214,7 +215,7 @@ int GotPatcher::visit_module(dl_phdr_info* info, size_t size, void* arg) {
       void* current = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
       HookId hooked_id;
       if (pass.restore) {
-        if (!is_hook_entry(current, &hooked_id)) continue;
+        if (!is_hook_entry(current, &hooked_id) || !(pass.restored_ids >> hooked_id & 1)) continue;
         for (int k = 0; k < kMaxBindings; k++) {
           if (g_hooked_functions[hooked_id].entries[k] != current) continue;
           if (store_slot(slot, g_hook_targets[hooked_id][k].load(std::memory_order_relaxed), m)) pass.changed++;
@@ -260,8 +261,19 @@ size_t GotPatcher::patch_all(bool deepbind) {
   return pass.changed;
 }
 
-size_t GotPatcher::restore_all() {
-  Pass pass{*this, true, false};
+size_t GotPatcher::restore_all() { return restore(~uint64_t{0}); }
+
+size_t GotPatcher::retire(uint64_t ids) {
+  // Disabled under the lock: a pass that a dlopen began meanwhile patches them no more.
+  lock_.lock(this_thread_id());
+  for (int id = 0; id < kHookCount; id++)
+    if (ids >> id & 1) enabled_[id] = false;
+  lock_.unlock();
+  return restore(ids);
+}
+
+size_t GotPatcher::restore(uint64_t ids) {
+  Pass pass{*this, true, false, ids};
   lock_.lock(this_thread_id());
   dl_iterate_phdr(visit_module, &pass);
   patched_.count = 0;

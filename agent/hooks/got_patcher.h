@@ -39,12 +39,16 @@ class GotPatcher {
   bool complete() const { return complete_; }
   // Puts the original function back into every patched slot.
   size_t restore_all();
+  // The same for the functions of `ids` (a bit per HookId) only, which later passes
+  // leave alone until set_enabled() says otherwise.
+  size_t retire(uint64_t ids);
   // After fork() in the child: the lock may have been held by a thread that is gone.
   void reset_lock() { lock_.unlock(); }
 
  private:
   struct Pass;
   static int visit_module(dl_phdr_info* info, size_t size, void* pass);
+  size_t restore(uint64_t ids);
 
   // The modules whose every slot is patched, by load address. A dlopen adds modules
   // and changes no loaded module's slots. The list is void once a module was unloaded
