@@ -31,7 +31,9 @@
 #include "agent/threads/thread_context.h"
 #include "agent/stacks/thread_scratch.h"
 #include "agent/threads/thread_state.h"
+#include "agent/writing/broker_client.h"
 #include "common/safe_file.h"
+#include "common/seccomp_status.h"
 
 namespace nmprof {
 namespace {
@@ -60,6 +62,12 @@ struct Agent {
 Agent* g_agent = nullptr;
 // The thread in fork() between its prepare and child handlers (0: none).
 std::atomic<int> g_forking_thread{0};
+// The program put itself under a seccomp filter: the agent's work is over, and it
+// makes no system call any more (on_seccomp_filter_coming).
+std::atomic<bool> g_sealed{false};
+// Whether the fork in progress went through before_fork() (a fork that began before
+// the seal ends as it began).
+bool g_fork_prepared = false;
 
 // The sample weight of `added` bytes, 0 for none (LiveHeap::resized_weight).
 float weight_of_added(const ThreadState& t, size_t added) { return added ? Sampler::weight(t, added) : 0.0f; }
@@ -95,11 +103,14 @@ void finish_at_quick_exit() { on_process_ending(); }
 
 // The arena's lock is taken last: the recorder's lock holder may be allocating.
 void before_fork() {
+  g_fork_prepared = !g_sealed.load(std::memory_order_acquire);
+  if (!g_fork_prepared) return;
   g_forking_thread.store(t_state.id(), std::memory_order_relaxed);
   g_agent->recorder.before_fork();
   agent_memory::before_fork();
 }
 void after_fork_in_parent() {
+  if (!g_fork_prepared) return;
   agent_memory::after_fork();
   g_agent->recorder.after_fork_in_parent();
   g_forking_thread.store(0, std::memory_order_relaxed);
@@ -121,7 +132,8 @@ void after_fork_in_child() {
   // Siblings forked from one parent (a server's workers) would otherwise draw the
   // same samples from the parent's random state. The countdown is restored from
   // saved_countdown when the guard ends.
-  Sampler::seed(t_state, static_cast<uint64_t>(getpid()));
+  g_process_id = static_cast<int>(getpid());
+  Sampler::seed(t_state, static_cast<uint64_t>(g_process_id));
   t_state.saved_countdown = Sampler::next_gap(t_state);
   unforked_child::mark_followed();
 }
@@ -147,6 +159,7 @@ __attribute__((noinline)) bool follow_unforked_child() {
 // child from a vfork() child: both are left alone (a system call to tell).
 bool followed() {
   if (!g_agent) return true;
+  if (g_sealed.load(std::memory_order_relaxed)) return false;
   if (!unforked_child::g_mark) return getpid() == g_agent->recorder.pid();
   return !unforked_child::unfollowed() || follow_unforked_child();
 }
@@ -208,11 +221,14 @@ bool create_agent(AgentMode mode) {
     return false;
   }
   look_up_default_targets();
+  g_process_id = static_cast<int>(getpid());
   safe_file::set_descriptor_ops({own_descriptors::open_held, own_descriptors::close_held});
   agent->modules.refresh();
   g_agent = agent;
   unforked_child::watch();
-  pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+  pthread_atfork(before_fork, after_fork_in_parent, [] {
+    if (g_fork_prepared) after_fork_in_child();
+  });
   at_quick_exit(finish_at_quick_exit);
   if (mode == AgentMode::Preload) {
     install_termination_handlers(flush_for_signal);
@@ -374,12 +390,14 @@ void on_runtime_request_end(jfr::schema::AllocatorKey allocator, bool heap_reset
   g_agent->recorder.flush_if_pending();
 }
 
-void on_process_image_ending() {
+void on_process_image_ending(const char* program) {
   if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed) || !followed()) return;
-  // After vfork() the child shares our memory until it execs: leave it alone.
   CancellationOff no_cancel;
   AgentGuard guard;
-  if (getpid() == g_agent->recorder.pid()) g_agent->recorder.flush(true);
+  if (getpid() == g_agent->recorder.pid())
+    g_agent->recorder.flush(true);
+  else  // a vfork() child, which shares our memory until it execs: only nmprof is told
+    broker_client::tell_exec(program);
 }
 
 void on_user_id_changing() {
@@ -394,13 +412,47 @@ void on_process_ending() {
   if (g_agent && followed() && getpid() == g_agent->recorder.pid()) finish_agent();
 }
 
+void on_seccomp_filter_coming() {
+  // Not in a vfork() child, which shares the parent's agent until it execs (the next
+  // image starts under the filter: under_unchecked_seccomp).
+  if (!g_agent || !followed() || getpid() != g_agent->recorder.pid()) return;
+  CancellationOff no_cancel;
+  AgentGuard guard;
+  bool was_recording = g_agent->recording.exchange(false);
+  if (was_recording) g_agent->recorder.finish(jfr::schema::kSeccompFilter);
+  g_agent->recorder.end_writer_thread();
+  remove_termination_handlers();
+  remove_fatal_handlers();
+  g_agent->patcher.restore_all();
+  for (Runtime* runtime : g_agent->runtimes) runtime->stop();
+  g_sealed.store(true, std::memory_order_release);
+  if (was_recording)
+    log_line("process %d puts itself under a seccomp filter: its recording ends here, as the agent's system calls "
+             "could be refused",
+             static_cast<int>(g_agent->recorder.pid()));
+}
+
+// A process under seccomp filters that nmprof did not check (AgentOptions::
+// seccomp_checked) may be killed for any system call it did not plan for: the
+// agent's writer, stacks and hooks make several. It stays out of such a process.
+bool under_unchecked_seccomp(const AgentOptions& options) {
+  SeccompStatus status = parse_seccomp_status(own_descriptors::read_held_file("/proc/self/status"));
+  if (!status.filtered() || status.filter_count() <= static_cast<int>(options.seccomp_checked)) return false;
+  log_line("process %d runs under %d seccomp filter(s) that nmprof did not check: not profiling it (a filter may "
+           "kill it for the agent's system calls; under `nmprof run` nmprof checks the filters it runs under itself)",
+           static_cast<int>(getpid()), status.filter_count());
+  return true;
+}
+
 bool start_agent(const AgentOptions& options, AgentMode mode) {
   CancellationOff no_cancel;
   AgentGuard guard;
-  if (!g_agent && !create_agent(mode)) return false;
+  if (g_sealed.load(std::memory_order_acquire)) return false;
+  if (!g_agent && (under_unchecked_seccomp(options) || !create_agent(mode))) return false;
   if (g_agent->recording.load(std::memory_order_acquire)) return true;
   Agent* agent = g_agent;
   agent->options = options;
+  broker_client::connect(options.broker_fd, options.broker_inode);
   if (agent->options.file.empty()) agent->options.file = "nmprof-%p.jfr";
   // Relative to where the process started: it may chdir() later (daemons go to /).
   char cwd[4096];

@@ -15,6 +15,7 @@
 #include "cli/options/shell_completion.h"
 #include "cli/report/report_command.h"
 #include "cli/run/run_command.h"
+#include "cli/run/seccomp_probe.h"
 #include "cli/signals.h"
 #include "formats/text/utf8.h"
 #include "protocol/agent_options.h"
@@ -137,6 +138,8 @@ void split_empty_values(std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == nmprof::cli::kSeccompProbeArgument)
+    return nmprof::cli::seccomp_probe_main(argc, argv);
   nmprof::cli::survive_broken_pipes();
   CLI::App app{"nmprof: who allocates native memory, and who still holds it", "nmprof"};
   app.require_subcommand(1);

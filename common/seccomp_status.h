@@ -23,8 +23,10 @@ inline SeccompStatus parse_seccomp_status(std::string_view status) {
     int value = -1;
     for (size_t i = at + key.size(); i < status.size() && status[i] != '\n'; i++) {
       char c = status[i];
-      if (c >= '0' && c <= '9') value = (value < 0 ? 0 : value * 10) + (c - '0');
-      else if (value >= 0) break;
+      if (c >= '0' && c <= '9')
+        value = (value < 0 ? 0 : value * 10) + (c - '0');
+      else if (value >= 0)
+        break;
     }
     return value;
   };

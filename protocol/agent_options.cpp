@@ -25,7 +25,8 @@ std::optional<unsigned> parse_unsigned(std::string_view text) {
 }
 
 constexpr std::string_view kOptionKeys[] = {"nativemem", "interval", "rate",  "file", "stackdepth", "live",
-                                            "maxtracked", "maxsize", "reply", "token", "tag", "attributes"};
+                                            "maxtracked", "maxsize", "reply", "token", "tag", "attributes",
+                                            "seccomp", "broker"};
 
 bool is_identifier(std::string_view name) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
@@ -173,9 +174,23 @@ std::optional<std::string> parse_agent_options(std::string_view text, AgentOptio
       if (auto error = parse_context_attributes(value, ';', &options.context_attributes)) return error;
     } else if (key == "token") {
       options.token = std::string(value);
+    } else if (key == "broker") {
+      size_t colon = value.find(':');
+      auto fd = parse_unsigned(value.substr(0, colon));
+      uint64_t inode = 0;
+      std::string_view inode_text = colon == std::string_view::npos ? std::string_view() : value.substr(colon + 1);
+      auto [end, ec] = std::from_chars(inode_text.data(), inode_text.data() + inode_text.size(), inode);
+      if (!fd || ec != std::errc() || end != inode_text.data() + inode_text.size() || inode == 0)
+        return "bad broker '" + std::string(value) + "' (FD:INODE, set by nmprof run)";
+      options.broker_fd = static_cast<int>(*fd);
+      options.broker_inode = inode;
+    } else if (key == "seccomp") {
+      auto filters = parse_unsigned(value);
+      if (!filters) return "bad seccomp '" + std::string(value) + "' (how many seccomp filters were checked, e.g. 1)";
+      options.seccomp_checked = *filters;
     } else {
       return "unknown option '" + std::string(key) +
-             "' (known: nativemem, rate, file, stackdepth, live, maxtracked, maxsize, tag, attributes)";
+             "' (known: nativemem, rate, file, stackdepth, live, maxtracked, maxsize, tag, attributes, seccomp, broker)";
     }
   }
   return std::nullopt;
@@ -199,6 +214,9 @@ std::string format_agent_options(const AgentOptions& options) {
   if (options.max_size) s += ",maxsize=" + format_size(options.max_size);
   if (!options.reply.empty()) s += ",reply=" + escape_option_value(options.reply);
   if (!options.token.empty()) s += ",token=" + escape_option_value(options.token);
+  if (options.seccomp_checked) s += ",seccomp=" + std::to_string(options.seccomp_checked);
+  if (options.broker_inode)
+    s += ",broker=" + std::to_string(options.broker_fd) + ":" + std::to_string(options.broker_inode);
   for (const auto& [key, value] : options.tags) s += ",tag=" + escape_option_value(key + "=" + value);
   for (size_t i = 0; i < options.context_attributes.size(); i++)
     s += (i ? ";" : ",attributes=") + options.context_attributes[i];

@@ -44,6 +44,15 @@ struct AgentOptions {
   // Names of the per-thread context attributes: attributes=NAME;NAME.
   std::vector<std::string> context_attributes;
   std::string token;  // attach: nmprof's random token, echoed in the answer
+  // The seccomp filters a process may run under and still be recorded: as many as
+  // `nmprof run` found its own process under and checked that the agent's system
+  // calls pass (seccomp_probe.h). A process under more stays unrecorded: a filter
+  // may kill it for a system call it did not plan for.
+  unsigned seccomp_checked = 0;
+  // nmprof run's broker (recording_broker.h): the inherited socket's number as nmprof
+  // left it, and its inode, which tells it wherever the program moved it. 0: none.
+  int broker_fd = -1;
+  uint64_t broker_inode = 0;
 };
 
 // Parses "512k", "1m", "2g", "4096" (binary units, case-insensitive, optional "b"/"ib").

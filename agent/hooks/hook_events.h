@@ -81,12 +81,17 @@ void on_runtime_checkpoint();
 // A server's request ended (PHP). heap_reset: the runtime freed every block of its
 // own heap (`allocator`) at once.
 void on_runtime_request_end(jfr::schema::AllocatorKey allocator, bool heap_reset);
-// The process image is about to be replaced (exec): the next image may record on.
-void on_process_image_ending();
+// The process image is about to be replaced by `program` (exec): the next image may
+// record on.
+void on_process_image_ending(const char* program);
 // The process is about to change its user id (a server's worker dropping root): its
 // recording's file is opened first, while it can still be created where root put it.
 void on_user_id_changing();
 // The process is about to end without exit() (_exit, quick_exit): its recording ends.
 void on_process_ending();
+// The program is about to put itself under a seccomp filter (or strict mode), which
+// may kill it for a system call it did not plan for: the recording ends here, and
+// the agent makes no system call afterwards.
+void on_seccomp_filter_coming();
 
 }  // namespace nmprof

@@ -4,6 +4,7 @@
 #include "agent/hooks/block_sizes.h"
 #include "agent/hooks/descriptor_hooks.h"
 #include "agent/hooks/process_hooks.h"
+#include "agent/hooks/seccomp_hooks.h"
 #include "agent/hooks/user_id_hooks.h"
 #include "agent/hooks/signal_hooks.h"
 #include "agent/hooks/symbol_binding.h"
@@ -46,6 +47,8 @@ const HookedFunction g_hooked_functions[kHookCount] = {
     {"closefrom", NMPROF_HOOK_ENTRIES(ClosefromHook)},
     {"dup2", NMPROF_HOOK_ENTRIES(Dup2Hook)},
     {"dup3", NMPROF_HOOK_ENTRIES(Dup3Hook)},
+    {"prctl", NMPROF_HOOK_ENTRIES(PrctlHook)},
+    {"syscall", NMPROF_HOOK_ENTRIES(SyscallHook)},
 };
 
 std::atomic<void*> g_hook_targets[kHookCount][kMaxBindings];

@@ -47,6 +47,8 @@ enum HookId {
   kClosefrom,
   kDup2,
   kDup3,
+  kPrctl,
+  kSyscall,
   kHookCount
 };
 

@@ -74,7 +74,7 @@ using Execve = int (*)(const char*, char* const*, char* const*);
 template <int K>
 struct ExecveHook {
   static int call(const char* path, char* const argv[], char* const* envp) {
-    on_process_image_ending();
+    on_process_image_ending(path);
     NMPROF_PUT_AGENT_BACK(envp);
     return hook_target<Execve>(kExecve, K)(path, argv, envp);
   }
@@ -83,7 +83,7 @@ struct ExecveHook {
 template <int K>
 struct ExecvpeHook {
   static int call(const char* file, char* const argv[], char* const* envp) {
-    on_process_image_ending();
+    on_process_image_ending(file);
     NMPROF_PUT_AGENT_BACK(envp);
     return hook_target<Execve>(kExecvpe, K)(file, argv, envp);
   }
@@ -94,7 +94,7 @@ struct ExecvpeHook {
 template <HookId Id, int K>
 struct ExecArgvHook {
   static int call(const char* path, char* const argv[]) {
-    on_process_image_ending();
+    on_process_image_ending(path);
     char* const* envp = environ;
     NMPROF_PUT_AGENT_BACK(envp);
     if (envp == environ) return hook_target<int (*)(const char*, char* const*)>(Id, K)(path, argv);
@@ -124,7 +124,7 @@ struct ExecListHook {
     for (size_t i = 1; i <= argc; i++) argv[i] = va_arg(args, const char*);  // ends with the NULL
     char* const* envp = Id == kExecle ? va_arg(args, char* const*) : environ;
     va_end(args);
-    on_process_image_ending();
+    on_process_image_ending(path);
     auto array = const_cast<char* const*>(argv);
     NMPROF_PUT_AGENT_BACK(envp);
     return reinterpret_cast<Execve>(g_default_targets[Id == kExeclp ? kExecvpe : kExecve])(path, array, envp);

@@ -1,5 +1,6 @@
 #include "agent/recording/recorder.h"
 
+#include <signal.h>
 #include <sys/single_threaded.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,15 +22,18 @@ constexpr uint64_t kWriteNanos = 1000000000;  // at most a second of samples is 
 Recorder::Recorder(FrameResolver& resolver, const RateLimit& rate)
     : sink_(resolver, *this, writer_thread_), writer_(sink_, resolver, rate) {}
 
-Recorder::~Recorder() {
+Recorder::~Recorder() { end_writer_thread(); }
+
+void Recorder::end_writer_thread() {
   int running = WriterSignals::kRunning;
   if (!writer_thread_.state.compare_exchange_strong(running, WriterSignals::kToEnd)) return;
   writer_thread_.write_wanted.store(1, std::memory_order_release);
   wake_all(writer_thread_.write_wanted);
-  while (writer_thread_.state.load(std::memory_order_acquire) != WriterSignals::kNone) {
-    struct timespec ms = {0, 1000000};
-    nanosleep(&ms, nullptr);
-  }
+  struct timespec ms = {0, 1000000};
+  while (writer_thread_.state.load(std::memory_order_acquire) != WriterSignals::kNone) nanosleep(&ms, nullptr);
+  // Then until it has left (its exit makes system calls too), for at most a second.
+  int tid = writer_thread_.tid.load(std::memory_order_acquire);
+  for (int waited = 0; tid && waited < 1000 && tgkill(getpid(), tid, 0) == 0; waited++) nanosleep(&ms, nullptr);
 }
 
 void Recorder::start(const std::string& path_template, const Settings& settings, uint64_t max_tracked,
@@ -117,6 +121,7 @@ void* Recorder::writer_main(void* p) {
   {
     AgentGuard all_of_it_is_ours;
     int tid = this_thread_id();
+    self->writer_thread_.tid.store(tid, std::memory_order_release);
     uint64_t threads_checked = monotonic_ticks();
     while (self->writer_thread_.state.load(std::memory_order_acquire) == WriterSignals::kRunning &&
            !self->background_flush_.load(std::memory_order_acquire)) {
@@ -204,7 +209,10 @@ void Recorder::flush(bool image_ends) {
   write_lock_.lock(self);
   if (sampling()) {
     writer_.collect(self);
-    writer_.write(monotonic_ticks(), false, image_ends);
+    if (image_ends)
+      writer_.write_final(monotonic_ticks(), jfr::schema::kExeced);
+    else
+      writer_.write(monotonic_ticks());
   }
   write_lock_.unlock();
 }
@@ -223,14 +231,14 @@ void Recorder::flush_if_pending() {
   tell_ended(ended);
 }
 
-void Recorder::finish() {
+void Recorder::finish(FileLimit reason) {
   int self = this_thread_id();
   write_lock_.lock(self);
   if (recording()) {
     sink_.set_recording(false);
     ended_early_.store(false, std::memory_order_release);
     writer_.collect(self);
-    writer_.write_final(monotonic_ticks());
+    writer_.write_final(monotonic_ticks(), reason);
     writer_.file().close();
   }
   write_lock_.unlock();

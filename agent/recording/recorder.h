@@ -100,7 +100,9 @@ class Recorder : private SampleSink::Drain {
   }
 
   // Appends everything recorded so far to the file. image_ends: the process image is
-  // about to be replaced (exec): the statistics say it was recorded to its end.
+  // about to be replaced (exec): the statistics say so (kExeced), and a process that
+  // sampled nothing writes too, so that a report can tell when the next image left
+  // no recording.
   void flush(bool image_ends = false);
   // Opens the file now, as the first append would (the process is about to give up
   // the user id that can create it).
@@ -117,8 +119,12 @@ class Recorder : private SampleSink::Drain {
   void pending_java_threads(std::vector<JavaThreadInfo*>& out);
   void flush_resolving(FrameResolver& java);
   // The last flush: nothing is recorded after it. A process that sampled nothing
-  // leaves a recording without samples (OutputFile::open_now).
-  void finish();
+  // leaves a recording without samples (OutputFile::open_now). reason: why it ends
+  // before its process does (kGrowing: it does not).
+  void finish(FileLimit reason = jfr::schema::kGrowing);
+  // Ends the background writer thread and waits until it is gone (it makes system
+  // calls of its own: a futex wait, its appends).
+  void end_writer_thread();
   // From a signal handler: flushes unless this thread interrupted the recorder itself
   // (returns false then; the caller retries once the interrupted code has left).
   bool flush_from_signal();

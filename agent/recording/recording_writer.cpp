@@ -364,7 +364,7 @@ void RecordingWriter::append_new_modules() {
   }
 }
 
-void RecordingWriter::append_statistics(uint64_t now, bool image_ends) {
+void RecordingWriter::append_statistics(uint64_t now, FileLimit ends) {
   LiveHeap* live = sink_.live();
   jfr::SmallRecord r(schema::kStatisticsEvent);
   r.varint(now);
@@ -380,7 +380,7 @@ void RecordingWriter::append_statistics(uint64_t now, bool image_ends) {
   r.varint(rate_.max_used());
   FileLimit stopped = file_.stopped_growing();
   if (stopped == schema::kGrowing) stopped = ended_early_;
-  r.varint(stopped != schema::kGrowing ? stopped : image_ends ? schema::kGrowing : schema::kBeforeTheEnd);
+  r.varint(stopped != schema::kGrowing ? stopped : ends);
   r.append_to(events_);
 }
 
@@ -389,11 +389,11 @@ void RecordingWriter::append_statistics(uint64_t now, bool image_ends) {
 void RecordingWriter::append_last(uint64_t now) {
   out_pools_.clear();
   events_.clear();
-  append_statistics(now, false);
+  append_statistics(now, schema::kBeforeTheEnd);
   file_.append(out_pools_, events_, now, true);
 }
 
-void RecordingWriter::write(uint64_t now, bool defer_unresolved, bool image_ends) {
+void RecordingWriter::write(uint64_t now, bool defer_unresolved, FileLimit ends) {
   last_write_.store(now, std::memory_order_relaxed);
   if (ended()) return;
   if (short_of_memory_) return end_for_memory(now);
@@ -406,7 +406,7 @@ void RecordingWriter::write(uint64_t now, bool defer_unresolved, bool image_ends
     prelude_events_.clear();
   }
   guarded([&] { write_pending_pools(defer_unresolved); });
-  append_statistics(now, image_ends);
+  append_statistics(now, ends);
   if (short_of_memory_ || !events_.ok() || !out_pools_.ok()) return end_for_memory(now);
   if (!file_.append(out_pools_, events_, now) && file_.stopped_growing() != jfr::schema::kGrowing) append_last(now);
   out_pools_.clear();
@@ -436,7 +436,7 @@ void RecordingWriter::end_for_memory(uint64_t now) {
       pid());
   out_pools_.clear();
   events_.clear();
-  append_statistics(now, false);
+  append_statistics(now, schema::kBeforeTheEnd);
   bool anything = file_.opened() || sampled_ || sink_.lost_samples() != 0 || create_file_;
   if (anything && events_.ok()) {
     if (!prelude_events_.empty() && prelude_events_.ok() && prelude_pools_.ok())
@@ -449,10 +449,11 @@ void RecordingWriter::end_for_memory(uint64_t now) {
 }
 
 // The recording ends with the process.
-void RecordingWriter::write_final(uint64_t now) {
+void RecordingWriter::write_final(uint64_t now, FileLimit ends) {
   if (ended()) return;
-  if (!file_.opened() && samples_ == 0 && !create_file_ && !file_.open_now(false)) return;
-  write(now, false, true);
+  bool own_file = path_template_.find("%p") != std::string::npos;
+  if (!file_.opened() && samples_ == 0 && !create_file_ && !file_.open_now(own_file)) return;
+  write(now, false, ends);
 }
 
 size_t RecordingWriter::memory_bytes() const {

@@ -53,11 +53,15 @@ class RecordingWriter {
   // Writes what the stripes hold; an idle process's file is left alone.
   void write_collected(int self);
   // Appends what was collected. defer_unresolved: stacks whose Java frames are not
-  // named yet stay pending. image_ends: the process image's last write (its
-  // statistics say so).
-  void write(uint64_t now, bool defer_unresolved = false, bool image_ends = false);
-  // The recording ends with the process.
-  void write_final(uint64_t now);
+  // named yet stay pending. ends: what its statistics say of how the recording goes
+  // on: kBeforeTheEnd (more writes come), kGrowing (the image's last write: it was
+  // recorded to its end), kExeced (the last before an exec), kSeccompFilter (the
+  // last: the recording ends before its process).
+  void write(uint64_t now, bool defer_unresolved = false, FileLimit ends = jfr::schema::kBeforeTheEnd);
+  // The last write of the process image (`ends` as for write()). A process that
+  // sampled nothing writes too, where its file is its own (%p in the path, as under
+  // nmprof run: its earlier images' recording is joined) or there is none.
+  void write_final(uint64_t now, FileLimit ends = jfr::schema::kGrowing);
 
   // Names the frames of stack `id` that the resolver names on the sampled path.
   void name_frames_now(uint32_t id);
@@ -106,7 +110,7 @@ class RecordingWriter {
   void resolve_native_frames(uint32_t id);
   void write_pending_pools(bool defer_unresolved);
   bool has_unresolved_frames(uint32_t stack);
-  void append_statistics(uint64_t now, bool image_ends);
+  void append_statistics(uint64_t now, FileLimit ends);
   void append_last(uint64_t now);
   // Runs f; an allocation that fails in it (std::bad_alloc) ends the recording at the
   // next write.

@@ -29,6 +29,8 @@ struct WriterSignals {
   // writes), kToEnd (asked to end).
   static constexpr int kRunning = 1, kNone = 2, kToEnd = 3;
   std::atomic<int> state{0};
+  std::atomic<int> tid{0};  // the thread's id once it runs
+
   // Futex words: a sampling thread asks for a write, and waits for one when its
   // stripe is full.
   std::atomic<uint32_t> write_wanted{0};

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -25,6 +26,7 @@ struct Slot {
   std::atomic<int> users{0};         // kept: the agent's system calls on it in progress
   std::atomic<uintptr_t> owner{0};   // kept: the thread moving, pinning or closing it
   std::atomic<bool> lost{false};     // kept: its number went to the program
+  std::atomic<bool> inherited{false};  // kept: passed on to exec'd images (no FD_CLOEXEC, moves included)
   dev_t device = 0;                  // the file, as registered
   ino_t inode = 0;
 };
@@ -74,6 +76,7 @@ int claim_slot() {
       s.users.store(0, std::memory_order_relaxed);
       s.owner.store(0, std::memory_order_relaxed);
       s.lost.store(false, std::memory_order_relaxed);
+      s.inherited.store(false, std::memory_order_relaxed);
       return k;
     }
   }
@@ -203,10 +206,11 @@ unsigned high_base() {
   return top > 64 + 3 ? static_cast<unsigned>(top - 64) : 3;
 }
 
-// F_DUPFD_CLOEXEC at or above `base`, lower when nothing is free there.
-int duplicate_high(int fd, unsigned base) {
+// F_DUPFD_CLOEXEC (F_DUPFD for a descriptor exec'd images inherit) at or above
+// `base`, lower when nothing is free there.
+int duplicate_high(int fd, unsigned base, bool inherited = false) {
   for (;; base /= 2) {
-    int copy = raw_fcntl(fd, F_DUPFD_CLOEXEC, static_cast<int>(base < 3 ? 3 : base));
+    int copy = raw_fcntl(fd, inherited ? F_DUPFD : F_DUPFD_CLOEXEC, static_cast<int>(base < 3 ? 3 : base));
     if (copy >= 0 || base <= 3) return copy;
   }
 }
@@ -219,7 +223,7 @@ int duplicate_high(int fd, unsigned base) {
 void move(Slot& s, int fd) {
   struct stat original;
   int temporary = fstat(fd, &original) == 0
-                      ? hold_new([fd] { return duplicate_high(fd, high_base() / 2); },
+                      ? hold_new([fd, &s] { return duplicate_high(fd, high_base() / 2, s.inherited.load()); },
                                  [&original](int copy) { return same_inode(copy, original); })
                       : -1;
   if (temporary < 0) {
@@ -337,6 +341,16 @@ void close_held(int fd) {
   errno = saved;
 }
 
+std::string read_held_file(const char* path) {
+  std::string out;
+  HeldFile file(path, O_RDONLY);
+  if (file.fd() < 0) return out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(file.fd(), buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  return out;
+}
+
 int keep(int held_fd) {
   struct stat original;
   int k = fstat(held_fd, &original) == 0
@@ -349,6 +363,63 @@ int keep(int held_fd) {
   g_slots[k].kind.store(kKept, std::memory_order_release);
   t_mine &= ~bit(k);
   return k;
+}
+
+int adopt(int fd, ino_t inode) {
+  auto is_it = [inode](int number) {
+    struct stat st;
+    return fstat(number, &st) == 0 && st.st_ino == inode;
+  };
+  // Checked now, and again if a program call may have closed the number meanwhile.
+  if (!is_it(fd)) return errno = EBADF, -1;
+  int k = hold_new([fd] { return fd; }, is_it);
+  if (k < 0) return -1;
+  g_slots[k].inherited.store(true, std::memory_order_relaxed);
+  g_slots[k].kind.store(kKept, std::memory_order_release);
+  t_mine &= ~bit(k);
+  return k;
+}
+
+int hold_made(const Maker& maker) {
+  int k = hold_new([&maker] { return maker.make(maker.context); },
+                   [&maker](int fd) { return maker.same(fd, maker.context); });
+  return k < 0 ? -1 : g_slots[k].fd.load(std::memory_order_relaxed);
+}
+
+bool hold_socket_pair(int out[2]) {
+  int first = claim_slot(), second = first < 0 ? -1 : claim_slot();
+  if (second < 0) {
+    if (first >= 0) free_slot(first);
+    errno = EMFILE;
+    return false;
+  }
+  int error = EAGAIN;
+  for (int attempt = 0; attempt < 3; attempt++) {
+    Snapshot before = take_snapshot();
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
+      error = errno;
+      break;
+    }
+    publish(g_slots[first], pair[0]);
+    publish(g_slots[second], pair[1]);
+    t_mine |= bit(first) | bit(second);
+    // Nothing tells these sockets from others: when a program call may have closed one
+    // of the numbers meanwhile, both are forgotten, neither closed (they may be the
+    // program's now).
+    auto unproven = [](int) { return false; };
+    if (proven_ours(before, pair[0], unproven) && proven_ours(before, pair[1], unproven)) {
+      out[0] = pair[0], out[1] = pair[1];
+      return true;
+    }
+    t_mine &= ~(bit(first) | bit(second));
+    unpublish(g_slots[first], pair[0]);
+    unpublish(g_slots[second], pair[1]);
+  }
+  free_slot(first);
+  free_slot(second);
+  errno = error;
+  return false;
 }
 
 int acquire(int kept) {

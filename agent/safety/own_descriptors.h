@@ -52,6 +52,8 @@
 // by path when it was lost.
 #pragma once
 
+#include <string>
+
 #include <fcntl.h>
 #include <sys/types.h>
 
@@ -78,6 +80,10 @@ int open_held(int dir, const char* path, int flags, mode_t mode = 0);
 void close_held(int fd);
 
 // A held descriptor for the lifetime of the object.
+// The whole of a small file (a /proc one), read through a held descriptor; empty
+// when it cannot be read.
+std::string read_held_file(const char* path);
+
 class HeldFile {
  public:
   HeldFile(const char* path, int flags) : fd_(open_held(AT_FDCWD, path, flags)) {}
@@ -95,6 +101,25 @@ class HeldFile {
 // Makes a held descriptor kept, at a high number (below RLIMIT_NOFILE's soft limit);
 // the held one is closed either way. The kept descriptor's slot, or -1 with errno.
 int keep(int held_fd);
+// Makes a descriptor the process inherited (from nmprof run) kept, at its number,
+// once it is proven to be the file `inode`; exec'd images inherit it too, wherever it
+// moves. The kept descriptor's slot, or -1 with errno.
+int adopt(int fd, ino_t inode);
+
+// Registers, as held by the calling thread, the descriptor that maker.make() returns
+// (one open_held cannot make: received from another process). same() says whether a
+// number still is that descriptor, when a program call may have closed it meanwhile.
+// The descriptor, or -1 with errno.
+struct Maker {
+  int (*make)(void* context);
+  bool (*same)(int fd, void* context);
+  void* context;
+};
+int hold_made(const Maker& maker);
+// socketpair(AF_UNIX, SOCK_SEQPACKET) with both ends held by the calling thread
+// (close_held each). False with errno (EAGAIN: a program call may have taken them).
+bool hold_socket_pair(int out[2]);
+
 // The kept descriptor's number, for the system calls until release(); -1 when it is
 // lost (the program took its number and it could not be moved: reopen the file,
 // then close_kept() the slot).

@@ -53,6 +53,16 @@ void install_termination_handlers(bool (*flush)()) {
   }
 }
 
+void remove_termination_handlers() {
+  for (int signo : kSignals) {
+    if (g_ours[signo].sa_handler != on_signal) continue;
+    struct sigaction current;
+    if (sigaction(signo, nullptr, &current) == 0 && current.sa_handler == on_signal && !(current.sa_flags & SA_SIGINFO))
+      sigaction(signo, &g_shown[signo], nullptr);
+    g_ours[signo] = {};
+  }
+}
+
 const struct sigaction* action_to_install(int signo, const struct sigaction* requested) {
   bool taken = signo > 0 && signo < NSIG && g_ours[signo].sa_handler == on_signal;
   // SIG_DFL whatever the flags: with SA_SIGINFO the same field holds it (sa_sigaction),

@@ -14,6 +14,8 @@ namespace nmprof {
 // interrupted the recorder on this thread); the agent then calls
 // resume_deferred_signal() when the interrupted code has left the recorder.
 void install_termination_handlers(bool (*flush)());
+// Puts back, where the agent's handler is still installed, the action it stands for.
+void remove_termination_handlers();
 void resume_deferred_signal();
 // What the host is told when it asks for a signal's disposition: where the agent's
 // handler is installed, the default action it stands for, with the flags and mask

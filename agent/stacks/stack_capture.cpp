@@ -14,17 +14,19 @@ extern "C" void* __libc_stack_end;
 namespace nmprof {
 namespace {
 
-// Where this thread's stack ends (its highest address), found without a lock or a
-// call into libc: pthread_getattr_np takes the thread's own lock, and the hook may
-// run inside pthread code that holds it (it calls calloc). glibc puts a thread's
-// descriptor, pthread_self(), right above the stack it allocated (or was given);
-// the main thread's frames all lie below __libc_stack_end, the sp at process start.
+// Where this thread's stack ends (its highest address), found without a lock, a
+// call into libc or a system call: pthread_getattr_np takes the thread's own lock,
+// and the hook may run inside pthread code that holds it (it calls calloc). glibc
+// puts a thread's descriptor, pthread_self(), right above the stack it allocated (or
+// was given); the main thread's frames all lie below __libc_stack_end, the sp at
+// process start (its descriptor is in static TLS, nowhere near its stack).
 constexpr uintptr_t kMaxStack = uintptr_t{1} << 30;
 
-uintptr_t stack_end_of_this_thread(uintptr_t sp) {
-  if (getpid() == gettid()) return reinterpret_cast<uintptr_t>(__libc_stack_end);
+uintptr_t stack_end_of_this_thread(ThreadState& t, uintptr_t sp) {
   auto descriptor = static_cast<uintptr_t>(pthread_self());
-  return descriptor > sp && descriptor - sp < kMaxStack ? descriptor : 0;
+  if (descriptor > sp && descriptor - sp < kMaxStack) return descriptor;
+  bool main_thread = g_process_id ? t.id() == g_process_id : getpid() == t.id();
+  return main_thread ? reinterpret_cast<uintptr_t>(__libc_stack_end) : 0;
 }
 
 // The agent's own frames are dropped: they lie in its mapping.
@@ -68,7 +70,7 @@ NativeWalkEnd StackCapture::capture(ThreadState& t, const unwind::Registers& cal
   out.depth = 0;
   out.truncated = false;
   NativeWalkEnd end;
-  if (!t.stack_high) t.stack_high = stack_end_of_this_thread(caller.sp);
+  if (!t.stack_high) t.stack_high = stack_end_of_this_thread(t, caller.sp);
   // On a signal's alternate stack (or a coroutine's) the bound does not apply.
   if (caller.sp >= t.stack_high || t.stack_high - caller.sp >= kMaxStack) return end;
   unwind::StackWalk walk = unwind::walk_stack(caller, t.stack_high, *this,

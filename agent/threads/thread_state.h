@@ -48,6 +48,10 @@ struct ThreadState {
 
 extern __thread ThreadState t_state __attribute__((tls_model("initial-exec")));
 
+// This process's id, as the agent last learned it (at start, and in a fork's child):
+// a thread whose id it is is the main thread, told without a system call.
+extern int g_process_id;
+
 // While alive, allocations made on this thread are the agent's own: they are never
 // sampled, so nothing the agent does is counted as the host's.
 class AgentGuard {

@@ -10,6 +10,7 @@
 
 #include "agent/safety/error_text.h"
 #include "agent/safety/own_descriptors.h"
+#include "agent/writing/broker_client.h"
 #include "agent/log.h"
 #include "common/safe_file.h"
 
@@ -30,9 +31,15 @@ std::string with_pid(const std::string& path, long pid) {
 
 // The recording may be in a directory others can write (/tmp): it is created 0600
 // (it holds the command line), and an existing file is used only when it is a
-// regular file of ours (safe_file.h). A held descriptor (own_descriptors.h), or
-// -errno / a safe_file code.
+// regular file of ours (safe_file.h). Under nmprof run, nmprof opens it
+// (broker_client.h); by path when nmprof is gone. A held descriptor
+// (own_descriptors.h), or -errno / a safe_file code.
 int open_recording(const char* path, int flags, bool create) {
+  if (broker_client::connected()) {
+    const char* slash = strrchr(path, '/');
+    int fd = broker_client::open(slash ? slash + 1 : path, flags | (create ? O_CREAT : 0));
+    if (fd != -ENOTCONN) return fd;
+  }
   const char* name;
   int dir = safe_file::open_parent(path, &name);
   if (dir < 0) return dir;
@@ -62,7 +69,9 @@ int OutputFile::claim(const std::string& path, bool join_recent) {
   int fd = open_recording(path.c_str(), O_WRONLY, true);
   if (fd < 0) return fd;
   int error = 0;
-  if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+  // Held by another process: EWOULDBLOCK. Any other failure (ENOLCK on some network
+  // file systems, EPERM from a seccomp filter) leaves the file unlocked but ours.
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
     error = -errno;
   else if (holds_earlier_image(fd))
     error = join_recent ? 0 : kRecent;

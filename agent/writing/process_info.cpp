@@ -14,16 +14,6 @@
 namespace nmprof {
 namespace {
 
-std::string read_file(const char* path) {
-  std::string out;
-  own_descriptors::HeldFile file(path, O_RDONLY);
-  if (file.fd() < 0) return out;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(file.fd(), buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-  return out;
-}
-
 std::string shell_quote(const std::string& arg) {
   if (!arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
                                             "@%_-+=:,./") == std::string::npos)
@@ -34,7 +24,7 @@ std::string shell_quote(const std::string& arg) {
 }
 
 std::string command_line() {
-  std::string raw = read_file("/proc/self/cmdline");
+  std::string raw = own_descriptors::read_held_file("/proc/self/cmdline");
   std::string out;
   for (size_t start = 0; start < raw.size();) {
     size_t end = raw.find('\0', start);
@@ -48,7 +38,7 @@ std::string command_line() {
 
 // Field 22 of /proc/self/stat is the start time in clock ticks since boot.
 int64_t process_start_millis() {
-  std::string stat = read_file("/proc/self/stat");
+  std::string stat = own_descriptors::read_held_file("/proc/self/stat");
   size_t paren = stat.rfind(')');
   struct timespec now_real, now_boot;
   clock_gettime(CLOCK_REALTIME, &now_real);

@@ -345,6 +345,10 @@ AttachRequest start_request(const AttachOptions& options, const Session& session
   AttachRequest request{AttachCommand::Start, {}};
   if (!to_agent_options(options.recording, &request.options, error)) return request;
   request.options.file = new_recording_template(session.target(), session.tmp());
+  // The agent stays out of a process under seccomp filters nobody checked; here the
+  // user went ahead knowing of them (--force, or the warning a JVM's gets).
+  if (auto sandbox = attach::seccomp_sandbox_of(session.target().pid))
+    request.options.seccomp_checked = static_cast<unsigned>(sandbox->filters > 0 ? sandbox->filters : 1);
   return request;
 }
 

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 
 #include "cli/output/output_writer.h"
@@ -29,6 +30,9 @@ struct Input {
   int64_t start_nanos = 0;
   size_t complete_bytes = 0;  // the prefix made of whole chunks
   bool sampled = false;
+  // It holds samples, or says what the run's profile lacks: an exec of a program
+  // that left no recording (a static one behind a shell).
+  bool telling = false;
 };
 
 // Measures the prefix of whole chunks; warns about what follows it.
@@ -90,9 +94,13 @@ size_t complete_chunks(int fd) {
   });
 }
 
-bool holds_samples(std::span<const uint8_t> chunks) {
-  // Records are laid end to end after each chunk's header: their size, then their type
-  // (nmprof's own ids: no need to read the chunk's metadata).
+namespace {
+
+// Calls visit(type, fields) for each record of whole chunks, until it returns false.
+// Records are laid end to end after each chunk's header: their size, then their type
+// (nmprof's own ids: no need to read the chunk's metadata), then their fields.
+template <typename Visit>
+void for_each_record(std::span<const uint8_t> chunks, Visit visit) {
   for (size_t chunk = 0; chunk < chunks.size();) {
     uint64_t size = jfr::parse_chunk_header(chunks.subspan(chunk)).size;
     if (size < jfr::kChunkHeaderSize || size > chunks.size() - chunk) break;
@@ -101,17 +109,72 @@ bool holds_samples(std::span<const uint8_t> chunks) {
       uint64_t record_size, type;
       const uint8_t* end = records.data() + records.size();
       size_t n = jfr::decode_varint(records.data() + at, end, record_size);
-      if (n == 0 || record_size == 0 || jfr::decode_varint(records.data() + at + n, end, type) == 0) break;
-      if (type == jfr::schema::kMallocEvent) return true;
+      size_t m = n == 0 ? 0 : jfr::decode_varint(records.data() + at + n, end, type);
+      if (m == 0 || record_size < n + m || record_size > records.size() - at) break;
+      if (!visit(type, records.subspan(at + n + m, record_size - n - m))) return;
       at += record_size;
     }
     chunk += records.size();
   }
-  return false;
 }
 
-bool merge_recordings(StagingDirectory& directory, const std::string& output, MergeResult* result,
+}  // namespace
+
+bool holds_samples(std::span<const uint8_t> chunks) {
+  bool found = false;
+  for_each_record(chunks, [&found](uint64_t type, std::span<const uint8_t>) {
+    found = type == jfr::schema::kMallocEvent;
+    return !found;
+  });
+  return found;
+}
+
+uint64_t last_stop_reason(std::span<const uint8_t> chunks) {
+  // nmprof.Statistics: eleven counts and times, then stoppedGrowing (recording_writer.cpp).
+  constexpr int kStopField = 11;
+  uint64_t reason = jfr::schema::kGrowing;
+  for_each_record(chunks, [&reason](uint64_t type, std::span<const uint8_t> fields) {
+    if (type != jfr::schema::kStatisticsEvent) return true;
+    const uint8_t* at = fields.data();
+    const uint8_t* end = fields.data() + fields.size();
+    uint64_t value = 0;
+    for (int field = 0; field <= kStopField; field++) {
+      size_t n = jfr::decode_varint(at, end, value);
+      if (n == 0) return true;
+      at += n;
+    }
+    reason = value;
+    return true;
+  });
+  return reason;
+}
+
+// One warning per program that vfork() children exec'd and that left no recording:
+// no file under the child's pid, and no process of that pid still running.
+void name_unrecorded_programs(const std::vector<ExecFromVforkChild>& execs, const std::vector<std::string>& names,
+                              const std::vector<SurvivingProcess>& survivors, MergeResult* result) {
+  std::map<std::string, std::vector<pid_t>> unrecorded;
+  for (const ExecFromVforkChild& e : execs) {
+    std::string pid = std::to_string(e.pid);
+    bool recorded = std::any_of(names.begin(), names.end(), [&pid](const std::string& n) {
+      return n.starts_with(pid + ".");
+    });
+    bool running = std::any_of(survivors.begin(), survivors.end(), [&e](const auto& p) { return p.pid == e.pid; });
+    if (!recorded && !running) unrecorded[e.program].push_back(e.pid);
+  }
+  for (const auto& [program, pids] : unrecorded) {
+    std::string who = pids.size() == 1 ? "process " + std::to_string(pids[0])
+                                       : std::to_string(pids.size()) + " processes (" + std::to_string(pids[0]) + ", ...)";
+    result->warnings.push_back(who + " exec'd " + program + ", which left no recording (statically linked, setuid, "
+                               "or started without nmprof's LD_PRELOAD): what it allocated is not in the profile");
+  }
+  result->programs_unrecorded = !unrecorded.empty();
+}
+
+bool merge_recordings(StagingDirectory& directory, const std::vector<SurvivingProcess>& survivors,
+                      const std::vector<ExecFromVforkChild>& execs, const std::string& output, MergeResult* result,
                       std::string* error) {
+  name_unrecorded_programs(execs, directory.names(".jfr"), survivors, result);
   std::vector<Input> inputs;
   std::vector<std::string> outlived;  // pids
   for (const std::string& name : directory.names(".jfr")) {
@@ -137,18 +200,24 @@ bool merge_recordings(StagingDirectory& directory, const std::string& output, Me
     close(fd);
     if (input.complete_bytes > 0) inputs.push_back(std::move(input));
   }
-  for (const SurvivingProcess& p : processes_recording_into(directory.path()))
+  for (const SurvivingProcess& p : survivors)
     if (std::find(outlived.begin(), outlived.end(), std::to_string(p.pid)) == outlived.end())
       result->warnings.push_back("process " + std::to_string(p.pid) + " (" + p.name +
                                  ") outlived the command before it wrote anything: what it records is not in the "
                                  "profile");
   std::sort(inputs.begin(), inputs.end(), [](const Input& a, const Input& b) { return a.start_nanos < b.start_nanos; });
-  for (Input& input : inputs) input.sampled = holds_samples(input.file->bytes().first(input.complete_bytes));
+  for (Input& input : inputs) {
+    auto chunks = input.file->bytes().first(input.complete_bytes);
+    input.sampled = holds_samples(chunks);
+    input.telling = input.sampled || last_stop_reason(chunks) == jfr::schema::kExeced;
+  }
   auto sampled = [](const Input& input) { return input.sampled; };
-  if (std::any_of(inputs.begin(), inputs.end(), sampled))
-    std::erase_if(inputs, std::not_fn(sampled));
-  else if (inputs.size() > 1)
-    inputs.erase(inputs.begin() + 1, inputs.end());
+  auto telling = [](const Input& input) { return input.telling; };
+  // The oldest process's stays when none sampled anything: a readable recording
+  // that says so.
+  bool any_sampled = std::any_of(inputs.begin(), inputs.end(), sampled);
+  for (size_t i = inputs.size(); i-- > 0;)
+    if (!telling(inputs[i]) && (any_sampled || i > 0)) inputs.erase(inputs.begin() + static_cast<long>(i));
   result->written = !inputs.empty();
   if (!inputs.empty()) {
     bool written = write_output(output, error, [&](int fd, std::string* why) {

@@ -268,7 +268,8 @@ int deliver_recording(const Delivery& d, std::ostream& out) {
     if (!profile) out << ", but it cannot be summarized: " << problem;
     out << "\n";
   } else {
-    print_run_summary(*profile, output_shown + kept, jfr_kept ? d.recording : "", d.top, out, d.live_label);
+    print_run_summary(*profile, output_shown + kept, jfr_kept ? d.recording : "", d.top, out, d.live_label,
+                      d.programs_unrecorded);
     if (!jfr_kept && format_of_output(d.output) == Format::Pprof)
       out << "  more: go tool pprof -top " << shell_quote(d.output) << "\n";
   }
@@ -276,7 +277,7 @@ int deliver_recording(const Delivery& d, std::ostream& out) {
 }
 
 void print_run_summary(const profile::Profile& profile, const std::string& file, const std::string& recording,
-                       size_t top, std::ostream& out, const std::string& live_label) {
+                       size_t top, std::ostream& out, const std::string& live_label, bool programs_unrecorded) {
   const std::string indent = "  ";
   const size_t width = terminal_width(STDERR_FILENO);  // run and attach print their summary on stderr
   out << "nmprof: profile written to " << file;
@@ -298,7 +299,11 @@ void print_run_summary(const profile::Profile& profile, const std::string& file,
     return;
   }
   if (r.allocated.samples == 0) {
-    write_wrapped(out, indent, nothing_sampled_text(r), width);
+    write_wrapped(out, indent,
+                  programs_unrecorded ? "Nothing was sampled in the programs recorded; the warnings above name those "
+                                        "that left no recording."
+                                      : nothing_sampled_text(r),
+                  width);
     return;
   }
   bool live = r.options.live;

@@ -31,6 +31,9 @@ struct Delivery {
   bool quiet = false;  // no summary, only where the output is
   std::optional<uint64_t> fail_on_live;  // run's --fail-on-live
   std::string live_label = "live at exit";  // attach: "live at end", the process runs on
+  // Programs of the run left no recording, and a warning named them: a recording
+  // without samples does not blame the sampling interval then.
+  bool programs_unrecorded = false;
 };
 
 // Converts the recording to the output's format (removing the recording unless it is
@@ -43,6 +46,7 @@ int deliver_recording(const Delivery& delivery, std::ostream& out);
 // Where the profile is (`file`), its totals, the top stacks (live ones when anything
 // is live at the end) and the command that shows more of `recording` (unless empty).
 void print_run_summary(const profile::Profile& profile, const std::string& file, const std::string& recording,
-                       size_t top, std::ostream& out, const std::string& live_label = "live at exit");
+                       size_t top, std::ostream& out, const std::string& live_label = "live at exit",
+                       bool programs_unrecorded = false);
 
 }  // namespace nmprof::report

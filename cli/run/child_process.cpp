@@ -11,7 +11,6 @@
 extern char** environ;
 
 namespace nmprof::cli {
-namespace {
 
 std::vector<std::string> environment_with(const Environment& overrides) {
   std::vector<std::string> env;
@@ -31,8 +30,6 @@ std::vector<char*> pointers_to(std::vector<std::string>& strings) {
   out.push_back(nullptr);
   return out;
 }
-
-}  // namespace
 
 bool run_child(const std::string& path, const std::vector<std::string>& argv, const Environment& overrides,
                ProfileSignals& signals, ChildExit* result, std::string* error) {

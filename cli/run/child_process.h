@@ -13,6 +13,11 @@ namespace nmprof::cli {
 
 using Environment = std::vector<std::pair<std::string, std::string>>;
 
+// nmprof's environment with `overrides` set, as "NAME=VALUE" strings.
+std::vector<std::string> environment_with(const Environment& overrides);
+// Pointers to `strings`, null-terminated, as exec takes them.
+std::vector<char*> pointers_to(std::vector<std::string>& strings);
+
 struct ChildExit {
   int status = 0;   // what nmprof should exit with: the exit code, or 128 + signal
   int signal = 0;   // the signal that killed the child, 0 if it exited

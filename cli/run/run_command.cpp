@@ -16,12 +16,15 @@
 #include "cli/options/size_option.h"
 #include "cli/output/invoking_user.h"
 #include "cli/output/output_check.h"
+#include "cli/output/recording_broker.h"
 #include "cli/output/recording_merge.h"
 #include "cli/output/staging_directory.h"
 #include "cli/report/report_command.h"
 #include "cli/run/child_process.h"
 #include "cli/run/profile_signals.h"
 #include "cli/run/program_check.h"
+#include "cli/run/seccomp_probe.h"
+#include "cli/run/surviving_processes.h"
 #include "common/signal_text.h"
 #include "formats/text/utf8.h"
 #include "protocol/agent_options.h"
@@ -38,7 +41,8 @@ std::string appended(const char* name, const std::string& value) {
 
 // Merges the recordings of the command's processes into the output and summarizes
 // it. Returns nmprof's exit status.
-int write_profile(const RunOptions& options, StagingDirectory& staging, const ChildExit& child, time_t started) {
+int write_profile(const RunOptions& options, StagingDirectory& staging, const std::vector<SurvivingProcess>& survivors,
+                  const std::vector<ExecFromVforkChild>& execs, const ChildExit& child, time_t started) {
   std::string error;
   std::string output = expand_path_template(options.output, child.pid, local_time_text(started));
   std::string recording = report::recording_path(output, options.keep_jfr);
@@ -46,7 +50,7 @@ int write_profile(const RunOptions& options, StagingDirectory& staging, const Ch
   // A profile that could not be written fails the run, whatever the command's status
   // (a failing command's status is kept: it says more).
   auto failed = [&child] { return child.status != 0 ? child.status : kExitFailure; };
-  if (!merge_recordings(staging, recording, &merged, &error)) {
+  if (!merge_recordings(staging, survivors, execs, recording, &merged, &error)) {
     fail(kExitFailure, error);
     return failed();
   }
@@ -66,7 +70,9 @@ int write_profile(const RunOptions& options, StagingDirectory& staging, const Ch
     // The summary goes to stderr, like the program's diagnostics, so it never mixes
     // into the program's own output.
     int delivered = report::deliver_recording(
-        {recording, output, options.keep_jfr, options.top, options.quiet, options.fail_on_live}, std::cerr);
+        {recording, output, options.keep_jfr, options.top, options.quiet, options.fail_on_live, "live at exit",
+         merged.programs_unrecorded},
+        std::cerr);
     // nmprof exits normally with 128 + the signal: the shell does not say that the
     // command crashed, so nmprof does (but, as shells, not for an interrupt or a pipe;
     // and -q says where the file is, nothing else).
@@ -132,6 +138,9 @@ int run_command(const RunOptions& options) {
     return fail(error.rfind("command not found", 0) == 0 ? kExitNotFound : kExitCannotRun, error);
   std::string agent_path = find_agent(options.trust_environment, &error);
   if (agent_path.empty()) return fail(kExitFailure, error);
+  int seccomp_filters = checked_seccomp_filters(agent_path, &error);
+  if (seccomp_filters < 0) return fail(kExitCannotRun, error);
+  agent.seccomp_checked = static_cast<unsigned>(seccomp_filters);
 
   // Under sudo the output's directory is the user's, who could swap the staging
   // directory for a link while root's processes write into it: stage in /tmp then.
@@ -142,6 +151,15 @@ int run_command(const RunOptions& options) {
   StagingDirectory staging;
   if (!staging.create(staging_dir, &error)) return fail(kExitFailure, error);
   agent.file = staging.path() + "/%p.jfr";
+  // The command's processes get their files from nmprof, whatever they can reach.
+  RecordingBroker broker;
+  if (broker.start(staging.fd(), &error)) {
+    agent.broker_fd = broker.command_end();
+    agent.broker_inode = broker.command_end_inode();
+  } else {
+    std::cerr << "nmprof: warning: " << error << "; processes that drop root, chroot or use a /tmp of their own may "
+              << "lose their recording\n";
+  }
 
   time_t started = time(nullptr);
   ChildExit child;
@@ -149,10 +167,14 @@ int run_command(const RunOptions& options) {
                      {kOptionsVariable, format_agent_options(agent)}};
   ProfileSignals signals;  // until the profile is written
   if (!run_child(program, options.command, env, signals, &child, &error)) {
+    broker.stop();
     staging.remove();
     return fail(kExitCannotRun, error);
   }
-  int status = write_profile(options, staging, child, started);
+  broker.close_command_end();
+  std::vector<SurvivingProcess> survivors = surviving_processes(broker.holders());
+  int status = write_profile(options, staging, survivors, broker.execs(), child, started);
+  broker.stop();
   signals.end_by_held_signal();
   return status;
 }

@@ -1,9 +1,8 @@
-// The processes that still record into run's staging directory once its command has
-// ended: a daemon, or a child its shell left behind when a signal ended it. One that
-// wrote its file already is seen by the file's lock (recording_merge.cpp); one that
-// has not written yet (the agent creates its file on its first write) is seen only
-// here, by the staging directory in its NMPROF_OPTIONS. Without this, its samples
-// went missing and the summary blamed the sampling interval.
+// The processes of a run still alive once its command has ended: a daemon, or a child
+// its shell left behind when a signal ended it. One that wrote its file already is
+// seen by the file's lock too (recording_merge.cpp); one that has not written yet
+// (the agent creates its file on its first write) only here. Without this, its
+// samples went missing and the summary blamed the sampling interval.
 #pragma once
 
 #include <sys/types.h>
@@ -18,8 +17,8 @@ struct SurvivingProcess {
   std::string name;  // its comm, as the kernel has it (unescaped)
 };
 
-// Read from each process's environment as it started (/proc/PID/environ): processes
-// nmprof may not read (another user's, to a non-root nmprof) are not seen.
-std::vector<SurvivingProcess> processes_recording_into(const std::string& staging_directory);
+// `pids` (the recording broker's holders(): every process of the run holds its socket,
+// however it renamed itself) with their names.
+std::vector<SurvivingProcess> surviving_processes(const std::vector<pid_t>& pids);
 
 }  // namespace nmprof::cli

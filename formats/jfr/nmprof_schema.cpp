@@ -226,6 +226,12 @@ const char* stop_reason_text(uint64_t reason) {
       return "it ends before its process did: the process was killed or is still running, or the agent lost its "
              "file";
     case kOutOfMemory: return "the agent ran out of memory: the process's address space was exhausted (ulimit -v)";
+    case kExeced:
+      return "it exec'd a program that left no recording (statically linked, setuid, started without nmprof's "
+             "LD_PRELOAD, or killed before it wrote)";
+    case kSeccompFilter:
+      return "the program put itself under a seccomp filter, which could have killed it for the agent's system "
+             "calls";
     default: return nullptr;
   }
 }

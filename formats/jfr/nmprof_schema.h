@@ -86,9 +86,16 @@ enum StopReason : uint8_t {
   // Every other write: in the last statistics of a file, the recording ends before its
   // process did (killed, still running, or the agent lost its file).
   kBeforeTheEnd = 4,
+  // The program put itself under a seccomp filter, which may kill it for a system
+  // call it did not plan for: the agent ended the recording there.
+  kSeccompFilter = 5,
   // The agent could not get memory for what it records (the process's address space
   // is exhausted: ulimit -v): it ended the recording after its last complete write.
   kOutOfMemory = 6,
+  // The last write of a process image that exec'd another program: in the last
+  // statistics of a file, that program left no recording (statically linked, setuid,
+  // started without the agent, or killed before it wrote).
+  kExeced = 7,
 };
 // "it reached --max-size", ...; null for kGrowing and unknown values.
 const char* stop_reason_text(uint64_t reason);

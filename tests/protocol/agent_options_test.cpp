@@ -244,3 +244,37 @@ TEST(AgentOptions, EscapingRoundTripsRandomValues) {
 
 }  // namespace
 }  // namespace nmprof
+
+namespace nmprof {
+namespace {
+
+TEST(AgentOptions, TheBrokerAndTheCheckedSeccompFiltersRoundTrip) {
+  AgentOptions o;
+  o.broker_fd = 19999;
+  o.broker_inode = 206249;
+  o.seccomp_checked = 2;
+  AgentOptions back;
+  ASSERT_FALSE(parse_agent_options(format_agent_options(o), back)) << format_agent_options(o);
+  EXPECT_EQ(back.broker_fd, 19999);
+  EXPECT_EQ(back.broker_inode, 206249u);
+  EXPECT_EQ(back.seccomp_checked, 2u);
+  AgentOptions none;
+  EXPECT_EQ(format_agent_options(none).find("broker"), std::string::npos);
+  EXPECT_EQ(format_agent_options(none).find("seccomp"), std::string::npos);
+}
+
+TEST(AgentOptions, ABadBrokerOrSeccompIsNamed) {
+  for (const char* text : {"broker=12", "broker=12:", "broker=:5", "broker=x:5", "broker=12:0", "broker=12:5x"}) {
+    AgentOptions o;
+    auto error = parse_agent_options(text, o);
+    ASSERT_TRUE(error) << text;
+    EXPECT_NE(error->find("bad broker"), std::string::npos) << *error;
+  }
+  AgentOptions o;
+  auto error = parse_agent_options("seccomp=two", o);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("bad seccomp 'two'"), std::string::npos) << *error;
+}
+
+}  // namespace
+}  // namespace nmprof

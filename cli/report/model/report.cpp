@@ -35,10 +35,34 @@ double share(const std::vector<RankedStack>& stacks, double whole) {
   return fraction(bytes, whole);
 }
 
+// How much a process's stoppedGrowing says of the whole recording: a limit it reached
+// most, then an image that exec'd a program left unrecorded, then one cut short.
+int weight_of_stop(int64_t reason) {
+  switch (reason) {
+    case jfr::schema::kGrowing: return 0;
+    case jfr::schema::kBeforeTheEnd: return 1;
+    case jfr::schema::kExeced: return 2;
+    default: return 3;
+  }
+}
+
+// Why a process image's recording ended, as its last statistics say, where an image
+// that exec'd counts as recorded to its end when the program it exec'd recorded on
+// (a later image of the same pid).
+int64_t stop_of(const Profile& profile, const profile::Process& p) {
+  const profile::Statistic* s = p.statistic("stoppedGrowing");
+  if (!s) return jfr::schema::kGrowing;
+  if (s->value != jfr::schema::kExeced) return s->value;
+  for (const auto& later : profile.processes)
+    if (later.pid == p.pid && &later != &p && later.end_nanos >= p.end_nanos) return jfr::schema::kGrowing;
+  return jfr::schema::kExeced;
+}
+
 std::vector<profile::Statistic> summed_statistics(const Profile& profile) {
   std::vector<profile::Statistic> sums;
   for (const auto& p : profile.processes) {
-    for (const auto& s : p.statistics) {
+    for (profile::Statistic s : p.statistics) {
+      if (s.name == "stoppedGrowing") s.value = stop_of(profile, p);
       auto it = std::find_if(sums.begin(), sums.end(), [&s](const auto& x) { return x.name == s.name; });
       if (it == sums.end())
         sums.push_back(s);
@@ -47,7 +71,7 @@ std::vector<profile::Statistic> summed_statistics(const Profile& profile) {
       else if (s.name == "maxInterval")
         it->value = std::max(it->value, s.value);
       else if (s.name == "stoppedGrowing")  // a reason, not a count: the first limit a process reached
-        it->value = it->value && it->value != jfr::schema::kBeforeTheEnd ? it->value : s.value;
+        it->value = weight_of_stop(s.value) > weight_of_stop(it->value) ? s.value : it->value;
       else
         it->value += s.value;
     }
@@ -88,12 +112,15 @@ void add_notes(Report& r) {
                       " set under a name the recording did not declare" + attributes_text(*r.profile) +
                       ", and not recorded: declare the names with --context-attributes NAME,... when recording");
   int64_t stopped = statistic(r.statistics, "stoppedGrowing");
-  if (const char* why = jfr::schema::stop_reason_text(static_cast<uint64_t>(stopped)); why && stopped != jfr::schema::kBeforeTheEnd)
+  bool per_process = stopped == jfr::schema::kBeforeTheEnd || stopped == jfr::schema::kExeced;
+  if (const char* why = jfr::schema::stop_reason_text(static_cast<uint64_t>(stopped)); why && !per_process)
     r.notes.push_back(std::string("the recording stopped growing (") + why + "): samples after that are missing");
-  for (const auto& p : r.profile->processes)
-    if (const profile::Statistic* s = p.statistic("stoppedGrowing"); s && s->value == jfr::schema::kBeforeTheEnd)
+  for (const auto& p : r.profile->processes) {
+    int64_t stop = stop_of(*r.profile, p);
+    if (stop == jfr::schema::kBeforeTheEnd || stop == jfr::schema::kExeced)
       r.notes.push_back("the recording of process " + std::to_string(p.pid) + " (" + p.command + ") stopped early (" +
-                        jfr::schema::stop_reason_text(jfr::schema::kBeforeTheEnd) + "): what it did later is missing");
+                        jfr::schema::stop_reason_text(static_cast<uint64_t>(stop)) + "): what it did later is missing");
+  }
 }
 
 // Process rows, the common sampling interval, and whether every sample had a weight.
