@@ -67,3 +67,27 @@ def test_run_says_which_recording_stopped_early_when_its_file_cannot_be_reopened
     pid = report["processes"][0]["pid"]
     assert f"the recording of process {pid} (" in result.stderr and "stopped early" in result.stderr, result.stderr
     assert "raw_closer!before_site" in sites(out)
+
+
+# Subshells, pipelines, command substitution, background jobs, a descriptor opened and
+# closed, a here-document: dash's fork children call close(-1), which spun for good
+# once the agent held a number counted with -1's (the broker's socket).
+SHELL_SCRIPT = r"""
+(seq 5 | sort -r) | tr '\n' ' '; echo
+lines=$(printf 'a\nb\n' | wc -l); echo "lines $lines"
+{ echo grouped; } 2>&1 | cat
+sleep 0.01 & wait $!; echo "background $?"
+exec 3>/dev/null; exec 3>&-; echo closed
+cat <<EOF
+here $lines
+EOF
+exit 3
+"""
+
+
+@pytest.mark.parametrize("shell", ["sh", "bash"])
+def test_shell_scripts_run_as_they_do_without_nmprof(nmprof, tmp_path, shell):
+    plain = subprocess.run([shell, "-c", SHELL_SCRIPT], capture_output=True, text=True, timeout=30)
+    profiled = run(nmprof, "run", "-q", "-o", tmp_path / "out.jfr", "--", shell, "-c", SHELL_SCRIPT, timeout=60)
+    assert (profiled.returncode, profiled.stdout) == (plain.returncode, plain.stdout) == (3, plain.stdout)
+    assert "background 0" in plain.stdout and "here 2" in plain.stdout

@@ -101,6 +101,7 @@ void unpublish(Slot& s, int fd) {
 
 // The slot registered with this number, or -1.
 int slot_of(int fd) {
+  if (fd < 0) return -1;  // a free slot holds -1: close(-1) is no call on the agent's
   for (int k = 0; k < kSlots; k++)
     if (g_slots[k].fd.load(std::memory_order_seq_cst) == fd) return k;
   return -1;

@@ -32,6 +32,20 @@ ino_t inode_of(int fd) {
   return fstat(fd, &st) == 0 ? st.st_ino : 0;
 }
 
+// The wait status of a child that must end by itself within 5 s (it is killed then).
+int status_of(pid_t child) {
+  int status = 0;
+  for (int waited = 0; waitpid(child, &status, WNOHANG) == 0; waited++) {
+    if (waited == 500) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return status;
+}
+
 class DescriptorHooksTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -210,17 +224,30 @@ TEST_F(DescriptorHooksTest, AChildMadeWithoutForkDoesNotWaitForThreadsItDoesNotH
     _exit(is_open(held) ? 1 : 0);
   }
   ASSERT_GT(child, 0);
-  int status = 0;
-  for (int waited = 0; waitpid(child, &status, WNOHANG) == 0; waited++) {
-    if (waited == 500) {
-      kill(child, SIGKILL);
-      waitpid(child, &status, 0);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  int status = status_of(child);
   done = true;
   agent.join();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+TEST_F(DescriptorHooksTest, ANegativeNumberIsNeverTheAgents) {
+  // close(-1) spun for good in the fork children of a shell whose agent held a number
+  // counted with -1's: a free slot (-1) was taken for the agent's descriptor.
+  int held[fds::kBuckets];
+  for (int& fd : held) fd = fds::open_held(AT_FDCWD, "/dev/null", O_RDONLY);  // every bucket
+  fds::close_held(fds::open_held(AT_FDCWD, "/dev/null", O_RDONLY));           // and a free slot
+  pid_t child = fork();
+  if (child == 0) {
+    fds::after_fork_in_child();  // as the agent's atfork handler does
+    errno = 0;
+    bool refused = CloseHook<0>::call(-1) == -1 && errno == EBADF;
+    errno = 0;
+    refused = refused && Dup2Hook<0>::call(0, -1) == -1 && errno == EBADF;
+    _exit(refused ? 0 : 1);
+  }
+  ASSERT_GT(child, 0);
+  int status = status_of(child);
+  for (int fd : held) fds::close_held(fd);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
