@@ -17,6 +17,7 @@
 #include <string>
 
 #include "attach/timeouts.h"
+#include "common/descriptor_passing.h"
 
 namespace nmprof::attach {
 namespace {
@@ -85,22 +86,7 @@ void send_result(int channel, const Result<UniqueFd>& result) {
   } else {
     message = "N";
   }
-  iovec data{message.data(), message.size()};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr header{};
-  header.msg_iov = &data;
-  header.msg_iovlen = 1;
-  if (fd >= 0) {
-    header.msg_control = control;
-    header.msg_controllen = sizeof control;
-    cmsghdr* c = CMSG_FIRSTHDR(&header);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  }
-  while (sendmsg(channel, &header, MSG_NOSIGNAL) < 0 && errno == EINTR) {
-  }
+  send_with_descriptor(channel, message.data(), message.size(), fd);
 }
 
 [[noreturn]] void run_helper(int channel, const TargetProcess& target, const TargetJob& job) {
@@ -128,24 +114,9 @@ std::optional<Result<UniqueFd>> receive_result(int channel, const TargetProcess&
     if (errno != EINTR) return std::nullopt;
   }
   char message[kMaxMessage];
-  iovec data{message, sizeof message};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
-  msghdr header{};
-  header.msg_iov = &data;
-  header.msg_iovlen = 1;
-  header.msg_control = control;
-  header.msg_controllen = sizeof control;
-  ssize_t n;
-  while ((n = recvmsg(channel, &header, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
-  }
-  UniqueFd received;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&header); n > 0 && c; c = CMSG_NXTHDR(&header, c)) {
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-      int fd;
-      std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
-      received = UniqueFd(fd);
-    }
-  }
+  int fd;
+  ssize_t n = receive_with_descriptor(channel, message, sizeof message, &fd);
+  UniqueFd received(fd);
   if (n <= 0) return std::nullopt;
   if (message[0] == 'E') return Error{std::string(message + 1, static_cast<size_t>(n - 1))};
   if (message[0] == 'F' && !received) {

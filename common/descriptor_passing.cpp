@@ -22,7 +22,10 @@ ssize_t send_with_descriptor(int socket, const void* data, size_t size, int fd) 
     header->cmsg_len = CMSG_LEN(sizeof(int));
     memcpy(CMSG_DATA(header), &fd, sizeof fd);
   }
-  return sendmsg(socket, &message, MSG_NOSIGNAL);
+  ssize_t n;
+  while ((n = sendmsg(socket, &message, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
+  }
+  return n;
 }
 
 ssize_t receive_with_descriptor(int socket, void* data, size_t size, int* fd, bool* truncated) {

@@ -10,7 +10,8 @@
 namespace nmprof {
 
 // sendmsg of `size` bytes with `fd` attached (none when fd < 0), MSG_NOSIGNAL: a
-// peer gone is EPIPE, not a SIGPIPE. The bytes sent, or -1 with errno.
+// peer gone is EPIPE, not a SIGPIPE; again after EINTR. The bytes sent, or -1 with
+// errno.
 ssize_t send_with_descriptor(int socket, const void* data, size_t size, int fd);
 
 // recvmsg of at most `size` bytes, again after EINTR. *fd gets the descriptor

@@ -61,11 +61,12 @@ int write_profile(const RunOptions& options, StagingDirectory& staging, const st
     // The program died before its recording could be written (SIGKILL, or a signal
     // nmprof does not catch).
     std::cerr << "nmprof: no recording was written: the program was killed by " << signal_text(child.signal)
-              << " before anything was written (the recording is written every second, at exit, on a crash and"
-              << " on the signals nmprof forwards, once the agent has started in the program)\n";
+              << " before anything was written (the agent writes at exit, on a crash and on the signals nmprof"
+              << " forwards, and while the program allocates, at most a second apart)\n";
   } else if (!merged.written) {
     std::cerr << "nmprof: no recording was written: the agent did not run in the program (a static or setuid"
-              << " executable, or one started without nmprof's LD_PRELOAD), or could not write its file\n";
+              << " executable, or one started without nmprof's LD_PRELOAD), could not write its file, or the"
+              << " program ended by a raw exit_group (as Go programs do) before the agent's first write\n";
   } else {
     // The summary goes to stderr, like the program's diagnostics, so it never mixes
     // into the program's own output.
