@@ -55,6 +55,8 @@ struct Agent {
   GotPatcher patcher{reinterpret_cast<const void*>(&start_agent)};
   SpinLock library_change_lock;
   unsigned long long patched_loads = 0;  // modules.loads() at the last patch pass (under the lock)
+  // A dlopen left as the program made it ran: every write looks for what it loaded.
+  std::atomic<bool> unseen_loads{false};
   std::atomic<bool> recording{false};
   AgentMode mode;
 };
@@ -182,6 +184,12 @@ void on_recording_ended() {
   g_agent->patcher.retire(kAllocationHooks);
 }
 
+// After each periodic write: the libraries that dlopens left as the program made
+// them loaded since (on_libraries_loading_unseen) get their slots patched.
+void on_recording_written() {
+  if (g_agent->unseen_loads.load(std::memory_order_relaxed)) on_libraries_changed(false);
+}
+
 bool flush_for_signal() {
   if (!followed()) return true;
   CancellationOff no_cancel;
@@ -216,6 +224,7 @@ bool create_agent(AgentMode mode) {
   }
   agent->mode = mode;
   agent->recorder.on_ended_early(on_recording_ended);
+  agent->recorder.on_written(on_recording_written);
   if (!ThreadScratch::init()) {
     log_line("cannot create thread-local storage; not profiling");
     return false;
@@ -368,6 +377,10 @@ void on_libraries_changed(bool deepbind) {
   }
   g_agent->library_change_lock.unlock();
   for (Runtime* runtime : g_agent->runtimes) runtime->checkpoint();
+}
+
+void on_libraries_loading_unseen() {
+  if (g_agent) g_agent->unseen_loads.store(true, std::memory_order_relaxed);
 }
 
 void on_runtime_checkpoint() {

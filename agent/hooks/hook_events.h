@@ -73,6 +73,9 @@ bool grow_in_place(void* p, size_t size, size_t added, size_t counted);
 // dlopen/dlmopen/dlclose returned: the set of loaded libraries may have changed.
 // deepbind: a dlopen with RTLD_DEEPBIND.
 void on_libraries_changed(bool deepbind);
+// A dlopen left as the program made it (its caller matters) is under way: what it
+// loads is patched at the agent's next write.
+void on_libraries_loading_unseen();
 // dlsym found `name` at `found` (both non-null): returns what the caller gets.
 void* on_symbol_lookup(const char* name, void* found);
 // A call a runtime makes at a known point of its startup (sysconf, in PHP right after

@@ -13,12 +13,21 @@
 #include "agent/hooks/exec_environment.h"
 #include "agent/hooks/hook_events.h"
 #include "agent/hooks/hook_table.h"
+#include "agent/hooks/loader_caller.h"
 
 namespace nmprof {
 
+// When the caller matters (loader_caller.h), the call goes on as the program made it,
+// a tail call that leaves the program's return address to the dynamic linker, and what
+// it loads is patched at the agent's next write. (A tail call needs -O2, as every build
+// type but Debug has: e2e/test_loader_callers.py fails without one.)
 template <int K>
 struct DlopenHook {
   static void* call(const char* file, int flags) {
+    if (dlopen_depends_on_caller(file, __builtin_return_address(0))) {
+      on_libraries_loading_unseen();
+      return hook_target<void* (*)(const char*, int)>(kDlopen, K)(file, flags);
+    }
     void* handle = hook_target<void* (*)(const char*, int)>(kDlopen, K)(file, flags);
     if (handle) on_libraries_changed((flags & RTLD_DEEPBIND) != 0);
     return handle;
@@ -28,6 +37,10 @@ struct DlopenHook {
 template <int K>
 struct DlmopenHook {
   static void* call(Lmid_t namespace_id, const char* file, int flags) {
+    if (dlopen_depends_on_caller(file, __builtin_return_address(0))) {
+      on_libraries_loading_unseen();
+      return hook_target<void* (*)(Lmid_t, const char*, int)>(kDlmopen, K)(namespace_id, file, flags);
+    }
     void* handle = hook_target<void* (*)(Lmid_t, const char*, int)>(kDlmopen, K)(namespace_id, file, flags);
     if (handle) on_libraries_changed((flags & RTLD_DEEPBIND) != 0);
     return handle;
@@ -37,6 +50,8 @@ struct DlmopenHook {
 template <int K>
 struct DlsymHook {
   static void* call(void* handle, const char* name) {
+    // RTLD_NEXT: the libraries after the caller's, as the program called it (tail call).
+    if (handle == RTLD_NEXT) return hook_target<void* (*)(void*, const char*)>(kDlsym, K)(handle, name);
     void* found = hook_target<void* (*)(void*, const char*)>(kDlsym, K)(handle, name);
     // Only JNI_CreateJavaVM is of interest: a first-letter test keeps the rest cheap.
     return found && name && name[0] == 'J' ? on_symbol_lookup(name, found) : found;

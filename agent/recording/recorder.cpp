@@ -79,7 +79,7 @@ void Recorder::event_added(size_t stripe_bytes, uint64_t now) {
     ended = after_write();
   }
   write_lock_.unlock();
-  tell_ended(ended);
+  tell_after_write(ended);
 }
 
 bool Recorder::after_write() {
@@ -90,8 +90,12 @@ bool Recorder::after_write() {
   return true;
 }
 
-void Recorder::tell_ended(bool ended) {
-  if (ended && tell_early_end_) tell_early_end_();
+void Recorder::tell_after_write(bool ended) {
+  if (ended) {
+    if (tell_early_end_) tell_early_end_();
+  } else if (tell_written_ && sampling()) {
+    tell_written_();
+  }
 }
 
 // The frames' methods go into the writer's pools: under its lock.
@@ -133,7 +137,7 @@ void* Recorder::writer_main(void* p) {
         ended = self->after_write();
       }
       self->write_lock_.unlock();
-      self->tell_ended(ended);
+      self->tell_after_write(ended);
       self->writer_thread_.writes_done.fetch_add(1, std::memory_order_release);
       wake_all(self->writer_thread_.writes_done);
       // The host's last thread called pthread_exit(): looked at once a second.
@@ -194,7 +198,7 @@ void Recorder::flush_resolving(FrameResolver& java) {
     ended = after_write();
   }
   write_lock_.unlock();
-  tell_ended(ended);
+  tell_after_write(ended);
 }
 
 void Recorder::open_file_now() {
@@ -228,7 +232,7 @@ void Recorder::flush_if_pending() {
     ended = after_write();
   }
   write_lock_.unlock();
-  tell_ended(ended);
+  tell_after_write(ended);
 }
 
 void Recorder::finish(FileLimit reason) {

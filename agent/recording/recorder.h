@@ -56,6 +56,10 @@ class Recorder : private SampleSink::Drain {
   // because its file can take nothing more (a limit, a write that failed, no memory):
   // from the thread that wrote, never from a signal handler or the last write.
   void on_ended_early(void (*ended)()) { tell_early_end_ = ended; }
+  // Called in the same way after each periodic write of a recording that goes on (the
+  // writer thread's, at least once a second; in a process without it, a sampling
+  // thread's).
+  void on_written(void (*written)()) { tell_written_ = written; }
   // The size the output file stops growing at (0: none; kept across start()).
   void limit_file_size(uint64_t max_bytes) { writer_.file().limit_size(max_bytes); }
 
@@ -159,9 +163,9 @@ class Recorder : private SampleSink::Drain {
   static void* writer_main(void* recorder);
   void wait_for_work();
   // Under the lock, after a write: whether the recording just ended (tell_early_end_
-  // is then due, once the lock is released).
+  // is then due, once the lock is released; else tell_written_).
   bool after_write();
-  void tell_ended(bool ended);
+  void tell_after_write(bool ended);
 
   // Read on the sampled path.
   std::atomic<bool> background_flush_{false};
@@ -171,6 +175,7 @@ class Recorder : private SampleSink::Drain {
   SpinLock write_lock_;
   RecordingWriter writer_;
   void (*tell_early_end_)() = nullptr;
+  void (*tell_written_)() = nullptr;
   std::atomic<bool> ended_early_{false};  // since start(): the file took nothing more
 };
 
