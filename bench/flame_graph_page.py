@@ -71,7 +71,7 @@ def main():
              for _ in range(args.repeat)]
 
     data = json.loads(data_of(page))
-    rows = len(data["rows"]) // (1 + 2 * len(data["columns"]))
+    rows = len(data["rows"]) // (1 + 3 * len(data["columns"]))
     print(f"recording: {recording} ({recording.stat().st_size / 1e6:.1f} MB), {rows} stacks in the page, "
           f"{len(data['nodes']) // 3} tree nodes, {sum(len(c) for c in data.get('cells', [])) // 4} time cells "
           f"in {data['time']['bins'] if 'time' in data else 0} bins")

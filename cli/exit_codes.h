@@ -12,6 +12,7 @@ namespace nmprof::cli {
 constexpr int kExitFailure = 1;     // nmprof could not do its job (e.g. output not writable)
 constexpr int kExitUsage = 2;       // bad command line
 constexpr int kExitGate = 3;        // a --fail-on-live or --fail-on-growth limit was passed
+constexpr int kExitUndecided = 4;   // too few samples to tell whether such a limit was passed
 constexpr int kExitCannotRun = 126; // the command exists but cannot be run or profiled
 constexpr int kExitNotFound = 127;  // the command does not exist
 

@@ -178,6 +178,27 @@ def test_tooltip_tells_library_source_self_and_total(nmprof, browser, phases):
     assert re.search(r"self\s+7\.81 MiB \u00b7 [\d.]+% of the view \u00b7 ~2,000 allocations \(in it\)", tip), tip
 
 
+def test_tooltip_gives_a_sampled_estimate_its_interval(nmprof, browser, page, phases):
+    """At 64 KiB the whole's tooltip shows the interval the JSON report gives its
+    allocated bytes (variances add up the tree); every allocation recorded, none."""
+    recording, html = page
+    browser.open(html.as_uri() + "#view=allocated")
+    root = next(f for p, f in frames(browser).items() if not p)
+    browser.mouse("mouseMoved", root["left"] + 30, (root["top"] + root["bottom"]) / 2)
+    tip = browser.eval("document.getElementById('tip').innerText")
+    margin = re.search(r"total\s+[\d.]+ \S+ \u00b1 ([\d.]+) (B|KiB|MiB) \u00b7", tip)
+    assert margin, tip
+    expected = report_json(nmprof, recording)["allocated"]["bytes_margin"]
+    assert expected > 0
+    value, unit = margin.groups()
+    assert float(value) * {"B": 1, "KiB": 1024, "MiB": 1 << 20}[unit] == pytest.approx(expected, rel=0.01)
+    _, exact = phases
+    browser.open(exact.as_uri() + "#view=allocated")
+    root = next(f for p, f in frames(browser).items() if not p)
+    browser.mouse("mouseMoved", root["left"] + 30, (root["top"] + root["bottom"]) / 2)
+    assert "\u00b1" not in browser.eval("document.getElementById('tip').innerText")
+
+
 def test_callers_view_starts_from_the_allocating_functions(browser, phases):
     _, html = phases
     browser.open(html.as_uri() + "#view=allocated&inverted=1")

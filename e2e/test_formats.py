@@ -160,7 +160,8 @@ def test_diff_finds_the_planted_growth_first(nmprof, programs, tmp_path):
     base = known_totals(nmprof, programs, tmp_path / "base.jfr", 5000)
     new = known_totals(nmprof, programs, tmp_path / "new.jfr", 25000)  # site_medium allocates 5 times as much
     text = run(nmprof, "report", new, "--diff", base, check=0).stdout
-    assert re.search(r"stack \(innermost first\)\n\s+\+\S+ \S+\s+\S+ \S+\s+\S+ \S+\s+site_medium < work", text), text
+    # change, its margin, base, new: a growth five times the margin is significant (no parentheses).
+    assert re.search(r"stack \(innermost first\)\n\s+\+\S+ \S+\s+\S+ \S+\s+\S+ \S+\s+\S+ \S+\s+site_medium < work", text), text
     assert re.search(r"allocated\s+~\S+ \S+\s+~\S+ \S+\s+\+", text), text
 
     diff = report_json(nmprof, new, "--diff", base)
@@ -168,6 +169,7 @@ def test_diff_finds_the_planted_growth_first(nmprof, programs, tmp_path):
     assert first["frames"][:2] == ["site_medium", "work"]
     growth = 20000 * 3000
     assert abs(first["allocated_change_bytes"] - growth) < 0.2 * growth, first
+    assert first["allocated_change_significant"] and 0 < first["allocated_change_margin"] < 0.2 * growth, first
     assert diff["functions"][0]["function"] == "site_medium"
     assert diff["totals"]["allocated_change_bytes"] == pytest.approx(
         diff["totals"]["new_allocated_bytes"] - diff["totals"]["base_allocated_bytes"])

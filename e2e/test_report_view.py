@@ -133,29 +133,60 @@ def test_report_fails_on_live_above_the_limit_with_one_line(nmprof, leak):
     out, true_live = leak
     run(nmprof, "report", out, "--fail-on-live", "1g", check=0)
     result = run(nmprof, "report", out, "--fail-on-live", "10m", check=3)
-    assert re.search(r"^nmprof report: failed: live at the end ~[\d.]+ MiB exceeds --fail-on-live 10.0 MiB$",
-                     result.stderr, re.M), result.stderr
+    assert re.search(r"^nmprof report: failed: live at the end ~[\d.]+ MiB \u00b1 [\d.]+ MiB exceeds "
+                     r"--fail-on-live 10.0 MiB at 95%$", result.stderr, re.M), result.stderr
     assert "Top" in result.stdout  # the report is still written
+
+
+def test_a_gate_that_cannot_decide_says_so_and_what_would(nmprof, leak):
+    """At the estimate itself, the interval straddles the limit: exit 4, one line, and
+    the --nativemem that would decide; a lower confidence decides sooner."""
+    out, _ = leak
+    live = report_json(nmprof, out)["live"]
+    assert live["bytes_margin"] > 0
+    limit = f"{int(live['estimated_bytes'] / 1024)}k"
+    result = run(nmprof, "report", out, "--fail-on-live", limit, check=4)
+    assert re.search(r"^nmprof report: undecided: cannot decide --fail-on-live [\d.]+ MiB at 95%: live at the end "
+                     r"~[\d.]+ MiB \u00b1 [\d.]+ MiB \(too few samples\); a recording with --nativemem (\d+k|0) would$",
+                     result.stderr, re.M), result.stderr
+    far = f"{int((live['estimated_bytes'] - 0.8 * live['bytes_margin']) / 1024)}k"
+    run(nmprof, "report", out, "--fail-on-live", far, check=4)
+    run(nmprof, "report", out, "--fail-on-live", far, "--confidence", "0.5", check=3)
+    for bad in ("1", "0", "95%", "x"):
+        result = run(nmprof, "report", out, "--confidence", bad, check=2)
+        assert "is not a number between 0 and 1" in result.stderr, result.stderr
 
 
 def test_report_fails_on_growth_against_a_base(nmprof, programs, leak, tmp_path):
     out, _ = leak
     base = tmp_path / "small.jfr"
     run(nmprof, "run", "--nativemem", "64k", "-o", base, "--", programs.c("live_leak.c"), 1, 2000, check=0)
-    run(nmprof, "report", out, "--diff", out, "--fail-on-growth", "1m", check=0)
+    # Against itself nothing grew; a limit as large as the recording's own margin is ruled out.
+    run(nmprof, "report", out, "--diff", out, "--fail-on-growth", "16m", check=0)
     result = run(nmprof, "report", out, "--diff", base, "--fail-on-growth", "1m", check=3)
-    assert "failed: live bytes grew by ~" in result.stderr
+    assert "failed: live bytes since " in result.stderr and " grew by ~" in result.stderr, result.stderr
     result = run(nmprof, "report", out, "--fail-on-growth", "1m", check=2)
     assert "--diff BASE" in result.stderr
     assert "is not a size" in run(nmprof, "report", out, "--fail-on-live", "lots", check=2).stderr
+
+
+def test_diff_gives_changes_their_interval_and_marks_those_within_it(nmprof, leak):
+    out, _ = leak
+    text = run(nmprof, "report", out, "--diff", out, check=0).stdout
+    assert re.search(r"^live at end +~[\d.]+ MiB +~[\d.]+ MiB +0 B \u00b1 [\d.]+ MiB \(\+0.0%\) "
+                     r"\(not significant at 95%\)$", text, re.M), text
+    assert re.search(r"^ +\(0 B\) +[\d.]+ \w+ ", text, re.M), text
+    assert "(change): not significant, within its 95% interval" in text
+    totals = json.loads(run(nmprof, "report", out, "--diff", out, "--format", "json", check=0).stdout)["totals"]
+    assert totals["live_change_margin"] > 0 and totals["live_change_significant"] is False
 
 
 def test_run_fails_on_live_in_one_step(nmprof, programs, tmp_path):
     out = tmp_path / "gate.jfr"
     result = run(nmprof, "run", "--nativemem", "64k", "--fail-on-live", "4m", "-o", out, "--",
                  programs.c("live_leak.c"), 1, 20000, check=3)
-    assert re.search(r"^nmprof: failed: live at the end ~[\d.]+ MiB exceeds --fail-on-live 4.00 MiB$",
-                     result.stderr, re.M), result.stderr
+    assert re.search(r"^nmprof: failed: live at the end ~[\d.]+ MiB \u00b1 [\d.]+ \w+ exceeds --fail-on-live 4.00 MiB "
+                     r"at 95%$", result.stderr, re.M), result.stderr
     assert out.exists()
     run(nmprof, "run", "--nativemem", "64k", "--fail-on-live", "1g", "-o", out, "--",
         programs.c("live_leak.c"), 1, 20000, check=0)

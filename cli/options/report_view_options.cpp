@@ -3,6 +3,7 @@
 #include <regex>
 
 #include "cli/options/count_check.h"
+#include "cli/options/confidence_option.h"
 #include "cli/options/size_option.h"
 
 namespace nmprof::cli {
@@ -94,10 +95,12 @@ void add_report_view_options(CLI::App* report, report::ReportOptions& options) {
       ->check(count_check(0, kMaxDepth, "frames", "0: all"))
       ->type_name("N");
   add_size_option(report, "--fail-on-live", options.gate.max_live,
-                  "Exit with status 3 when more than SIZE is live at the end of the recording (a CI gate)");
+                  "Exit with status 3 when more than SIZE is live at the end of the recording (a CI gate; 4: too few "
+                  "samples to tell)");
   add_size_option(report, "--fail-on-growth", options.gate.max_growth,
                   "With --diff BASE: exit with status 3 when live bytes (allocated bytes without live data) grew by "
-                  "more than SIZE");
+                  "more than SIZE (4: too few samples to tell)");
+  add_confidence_option(report, options.gate.confidence);
 }
 
 }  // namespace nmprof::cli

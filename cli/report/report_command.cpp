@@ -73,6 +73,7 @@ Diff write_diff(const profile::Profile& base, const profile::Profile& now, const
   if (format == Format::Pprof) throw ReportError("--diff writes text, json, collapsed or html, not pprof");
   Diff diff = diff_profiles(base, now, options.live);
   diff.base_file = options.diff_base;
+  diff.confidence = options.gate.confidence;
   diff.new_file = options.file;
   if (format == Format::Json)
     write_diff_json(diff, options.top, out);
@@ -120,18 +121,18 @@ std::optional<profile::Profile> read_at_peak(const profile::Profile& whole, cons
 }
 
 // run's --fail-on-live: the exit status it asks for, and the reason on `out`.
-int gate_status(const profile::Profile* profile, std::optional<uint64_t> max_live, std::ostream& out) {
+int gate_status(const profile::Profile* profile, std::optional<uint64_t> max_live, double confidence,
+                std::ostream& out) {
   if (!max_live) return 0;
-  std::optional<std::string> failure;
+  Verdict verdict;
   try {
     if (!profile) throw ReportError("the recording could not be read");
-    failure = live_gate_failure(*profile, *max_live);
+    verdict = live_gate(*profile, *max_live, confidence);
   } catch (const ReportError& e) {
-    failure = std::string("--fail-on-live cannot be judged: ") + e.what();
+    verdict = {Verdict::Outcome::Fail, std::string("--fail-on-live cannot be judged: ") + e.what()};
   }
-  if (!failure) return 0;
-  out << "nmprof: failed: " << *failure << "\n";
-  return cli::kExitGate;
+  if (verdict.outcome != Verdict::Outcome::Pass) out << "nmprof: " << verdict_text(verdict) << "\n";
+  return gate_exit_status(verdict);
 }
 
 }  // namespace
@@ -175,7 +176,7 @@ int run_report(const ReportOptions& given, std::ostream& out, std::ostream& err)
     std::ostream& sink = file ? file->stream() : out;
     profile::Profile profile =
         read_reported(options.file, options.samples, options.filters, options.stacks, options.quiet, err);
-    std::optional<std::string> gate_failure;
+    Verdict verdict;
     if (options.peak && !options.diff_base.empty()) throw ReportError("--peak and --diff do not go together");
     if (options.diff_base.empty()) {
       std::optional<profile::Profile> at_peak = read_at_peak(profile, options, format, err);
@@ -189,7 +190,8 @@ int run_report(const ReportOptions& given, std::ostream& out, std::ostream& err)
       current = options.file;
       Diff diff = write_diff(base, profile, options, format, sink);
       for (const auto& w : diff.warnings) err << prefix << "warning: " << w << "\n";
-      if (options.gate.max_growth) gate_failure = growth_gate_failure(diff, *options.gate.max_growth);
+      if (options.gate.max_growth)
+        verdict = growth_gate(diff, profile, *options.gate.max_growth, options.gate.confidence);
     }
     if (file && !file->commit(&error)) {
       err << prefix << error << "\n";
@@ -200,12 +202,12 @@ int run_report(const ReportOptions& given, std::ostream& out, std::ostream& err)
       if (errno != EPIPE) err << prefix << "cannot write to standard output: " << strerror(errno) << "\n";
       return 1;
     }
-    if (options.gate.max_live && !gate_failure) gate_failure = live_gate_failure(profile, *options.gate.max_live);
-    if (gate_failure) {
-      err << prefix << "failed: " << *gate_failure << "\n";
-      return cli::kExitGate;
+    if (options.gate.max_live && verdict.outcome != Verdict::Outcome::Fail) {
+      Verdict live = live_gate(profile, *options.gate.max_live, options.gate.confidence);
+      if (live.outcome != Verdict::Outcome::Pass) verdict = live;
     }
-    return 0;
+    if (verdict.outcome != Verdict::Outcome::Pass) err << prefix << verdict_text(verdict) << "\n";
+    return gate_exit_status(verdict);
   } catch (const std::system_error& e) {
     err << prefix << e.what() << "\n";
   } catch (const jfr::FormatError& e) {
@@ -269,15 +271,16 @@ int deliver_recording(const Delivery& d, std::ostream& out) {
     out << "\n";
   } else {
     print_run_summary(*profile, output_shown + kept, jfr_kept ? d.recording : "", d.top, out, d.live_label,
-                      d.programs_unrecorded);
+                      d.programs_unrecorded, d.confidence);
     if (!jfr_kept && format_of_output(d.output) == Format::Pprof)
       out << "  more: go tool pprof -top " << shell_quote(d.output) << "\n";
   }
-  return gate_status(profile ? &*profile : nullptr, d.fail_on_live, out);
+  return gate_status(profile ? &*profile : nullptr, d.fail_on_live, d.confidence, out);
 }
 
 void print_run_summary(const profile::Profile& profile, const std::string& file, const std::string& recording,
-                       size_t top, std::ostream& out, const std::string& live_label, bool programs_unrecorded) {
+                       size_t top, std::ostream& out, const std::string& live_label, bool programs_unrecorded,
+                       double confidence) {
   const std::string indent = "  ";
   const size_t width = terminal_width(STDERR_FILENO);  // run and attach print their summary on stderr
   out << "nmprof: profile written to " << file;
@@ -288,6 +291,7 @@ void print_run_summary(const profile::Profile& profile, const std::string& file,
   try {
     ReportOptions options;
     options.top = top;
+    options.gate.confidence = confidence;
     options.live = has_live_data(profile);
     r = build_report(profile, options);
     if (options.live && r.view_totals.samples == 0) {  // everything was freed
@@ -314,7 +318,7 @@ void print_run_summary(const profile::Profile& profile, const std::string& file,
         << format_duration(r.timeline->peak_live_nanos) << " into the run\n";
   for (const auto& note : r.notes) write_wrapped(out, indent + "warning: ", note, width);
   out << indent << "top stacks by " << (live ? "live" : "allocated") << " bytes:\n";
-  write_compact_stacks(profile, r.stacks, r.view_totals.bytes, width, out);
+  write_compact_stacks(r, r.stacks, r.view_totals.bytes, width, out);
   if (recording.empty()) return;
   out << indent << "more: nmprof report " << shell_quote(recording) << (live ? " --live" : "") << "\n";
   if (r.live && r.timeline && ended_well_below_peak(r.live->totals.bytes, r.timeline->peak_live_bytes))

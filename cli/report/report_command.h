@@ -34,19 +34,20 @@ struct Delivery {
   // Programs of the run left no recording, and a warning named them: a recording
   // without samples does not blame the sampling interval then.
   bool programs_unrecorded = false;
+  double confidence = kDefaultConfidence;  // run's --confidence, for the gate and the summary's intervals
 };
 
 // Converts the recording to the output's format (removing the recording unless it is
 // kept) and prints the summary to out. A recording that cannot be converted is kept,
 // and out says where. Returns the exit status: 0; kExitFailure when the conversion
-// failed; kExitGate when more than fail_on_live bytes were live at the end (the
-// reason is printed on out).
+// failed; kExitGate when more than fail_on_live bytes were live at the end, and
+// kExitUndecided when the samples cannot tell (the reason is printed on out).
 int deliver_recording(const Delivery& delivery, std::ostream& out);
 
 // Where the profile is (`file`), its totals, the top stacks (live ones when anything
 // is live at the end) and the command that shows more of `recording` (unless empty).
 void print_run_summary(const profile::Profile& profile, const std::string& file, const std::string& recording,
                        size_t top, std::ostream& out, const std::string& live_label = "live at exit",
-                       bool programs_unrecorded = false);
+                       bool programs_unrecorded = false, double confidence = kDefaultConfidence);
 
 }  // namespace nmprof::report

@@ -13,6 +13,7 @@
 #include "cli/options/count_check.h"
 #include "cli/options/did_you_mean.h"
 #include "cli/options/path_check.h"
+#include "cli/options/confidence_option.h"
 #include "cli/options/size_option.h"
 #include "cli/output/invoking_user.h"
 #include "cli/output/output_check.h"
@@ -72,7 +73,7 @@ int write_profile(const RunOptions& options, StagingDirectory& staging, const st
     // into the program's own output.
     int delivered = report::deliver_recording(
         {recording, output, options.keep_jfr, options.top, options.quiet, options.fail_on_live, "live at exit",
-         merged.programs_unrecorded},
+         merged.programs_unrecorded, options.confidence},
         std::cerr);
     // nmprof exits normally with 128 + the signal: the shell does not say that the
     // command crashed, so nmprof does (but, as shells, not for an interrupt or a pipe;
@@ -80,7 +81,7 @@ int write_profile(const RunOptions& options, StagingDirectory& staging, const st
     if (!options.quiet && child.signal != 0 && child.signal != SIGINT && child.signal != SIGPIPE)
       std::cerr << "nmprof: the command was killed by " << signal_text(child.signal) << "\n";
     if (delivered == kExitFailure) return failed();
-    if (delivered == kExitGate && child.status == 0) return kExitGate;
+    if ((delivered == kExitGate || delivered == kExitUndecided) && child.status == 0) return delivered;
   }
   return child.status;
 }
@@ -115,7 +116,9 @@ void add_run_command(CLI::App& app, RunOptions& options) {
       ->type_name("N");
   run->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
   add_size_option(run, "--fail-on-live", options.fail_on_live,
-                  "Exit with status 3 when the program exited 0 but more than SIZE was live at its end (a CI gate)");
+                  "Exit with status 3 when the program exited 0 but more than SIZE was live at its end (a CI gate; "
+                  "4: too few samples to tell)");
+  add_confidence_option(run, options.confidence);
   run->add_flag("--keep-jfr", options.keep_jfr, "With -o in another format (x.pb.gz), keep the JFR too (x.jfr)");
   add_trust_environment_flag(run, options.trust_environment);
   run->add_option("command", options.command, "The program and its arguments, after --")->required();

@@ -14,6 +14,7 @@
 #include "cli/report/model/sample_filter.h"
 #include "cli/report/model/timeline.h"
 #include "cli/report/render/text_report.h"
+#include "cli/report/units.h"
 #include "tests/report/profile_maker.h"
 
 namespace nmprof::report {
@@ -78,9 +79,9 @@ TEST(TextStacks, TheLibraryColumnIsTheSameForEveryStack) {
   EXPECT_EQ(columns.size(), 1u) << text.str();
 }
 
-// An estimate from a few samples of small blocks says how far off it may be, and how
-// to sample more; many samples, or blocks sampled every time, need no such warning.
-TEST(TextStacks, EstimatesFromFewSamplesOfSmallBlocksShowTheirError) {
+// Each stack's estimate shows its interval, from the spread its samples estimate
+// (sum of w(w-1) size^2); blocks sampled every time (weight 1) have none.
+TEST(TextStacks, EstimatesShowTheIntervalTheirSamplesGive) {
   ProfileMaker m;
   uint32_t p = m.process(1, 0, 10 * kS);
   m.profile.processes[p].weighted = true;
@@ -89,13 +90,25 @@ TEST(TextStacks, EstimatesFromFewSamplesOfSmallBlocksShowTheirError) {
   for (int i = 0; i < 50; i++) m.alloc(p, many, kS, address += 0x10, 100, 1000);
   for (int i = 0; i < 4; i++) m.alloc(p, few, kS, address += 0x10, 100, 100);
   for (int i = 0; i < 4; i++) m.alloc(p, big, kS, address += 0x10, 1 << 20, 1);
-  std::ostringstream text;
-  write_text_report(build_report(m.profile, {}), text);
-  const std::string t = text.str();
-  EXPECT_NE(t.find("~400 allocations  4 samples (\u00b150%)\n      few "), std::string::npos) << t;
-  EXPECT_NE(t.find("  50 samples\n      many "), std::string::npos) << t;
-  EXPECT_NE(t.find("  4 samples\n      big "), std::string::npos) << t;
-  EXPECT_NE(t.find("a smaller --nativemem"), std::string::npos) << t;
+  auto text_at = [&](double confidence) {
+    ReportOptions options;
+    options.gate.confidence = confidence;
+    std::ostringstream text;
+    write_text_report(build_report(m.profile, options), text);
+    return text.str();
+  };
+  auto margin = [](double z, int samples, double weight, double size) {
+    return format_bytes(z * std::sqrt(samples * weight * (weight - 1) * size * size));
+  };
+  const std::string t = text_at(0.95);
+  EXPECT_NE(t.find(format_bytes(40000) + " \u00b1 " + margin(1.959964, 4, 100, 100) + "  "), std::string::npos) << t;
+  EXPECT_NE(t.find(format_bytes(5e6) + " \u00b1 " + margin(1.959964, 50, 1000, 100) + "  "), std::string::npos) << t;
+  EXPECT_NE(t.find("  4.00 MiB  "), std::string::npos) << t;  // no margin
+  EXPECT_NE(t.find("95% interval"), std::string::npos) << t;
+  const std::string wider = text_at(0.99);
+  EXPECT_NE(wider.find(format_bytes(40000) + " \u00b1 " + margin(2.575829, 4, 100, 100) + "  "), std::string::npos)
+      << wider;
+  EXPECT_NE(wider.find("99% interval"), std::string::npos) << wider;
 }
 
 TEST(Timeline, PeakLiveIsWhenTheMostWasHeldNotTheEnd) {

@@ -3,6 +3,8 @@
 // first. Stacks and functions are matched by name (pools differ between files).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -20,6 +22,14 @@ struct DiffValues {
   double growth(bool live) const {
     return live ? new_live.bytes - base_live.bytes : new_allocated.bytes - base_allocated.bytes;
   }
+  // Half the width of the change's interval: the two recordings are sampled apart,
+  // so their variances add.
+  double growth_margin(bool live, double z) const {
+    const Totals &base = view(live, false), &now = view(live, true);
+    return z * std::sqrt(std::max(0.0, base.bytes_variance + now.bytes_variance));
+  }
+  // Whether the change lies outside its interval (at --nativemem 0, any change does).
+  bool significant(bool live, double z) const { return std::abs(growth(live)) > growth_margin(live, z); }
   // The view's totals (live or allocated) in the new or the base recording.
   const Totals& view(bool live, bool is_new) const {
     return live ? (is_new ? new_live : base_live) : (is_new ? new_allocated : base_allocated);
@@ -37,6 +47,7 @@ struct Diff {
   std::string base_file, new_file;
   bool live = false;      // ranked by live bytes instead of allocated bytes
   bool has_live = false;  // both recordings tracked frees
+  double confidence = 0.95;  // of the changes' intervals (--confidence)
   DiffValues totals;
   std::vector<DiffRow> stacks;     // most growth first
   std::vector<DiffRow> functions;  // self values (the function is innermost), most growth first

@@ -258,6 +258,7 @@ Report build_report(const Profile& profile, const ReportOptions& options) {
   Report r;
   r.profile = &profile;
   r.options = options;
+  r.interval_z = interval_z(options.gate.confidence);
   r.warnings = profile.warnings;
   r.source = reported_source(profile);
   bool has_native = r.source == AllocationSource::Native;

@@ -92,6 +92,7 @@ struct Report {
   ReportOptions options;
   profile::AllocationSource source = profile::AllocationSource::Native;
   bool estimates = true;  // false when samples carried no weights
+  double interval_z = 0;  // of the intervals shown, at options.gate.confidence (interval_z)
   int64_t start_nanos = 0;
   int64_t end_nanos = 0;
   std::optional<uint64_t> sampling_interval;  // when all processes agree

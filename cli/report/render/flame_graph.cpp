@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/report/model/heap_view.h"
+#include "cli/report/model/sampling_error.h"
 #include "cli/report/render/flame_graph_chart.h"
 #include "cli/report/render/flame_graph_page.h"
 #include "cli/report/render/flame_graph_stacks.h"
@@ -62,7 +63,8 @@ class Rows {
   void add(uint32_t row, size_t column, const Totals& totals) { values_[row][column].add(totals); }
   size_t size() const { return nodes_.size(); }
 
-  // "columns", "rows" (flat: node, then bytes and count per column) and the tree.
+  // "columns", "rows" (flat: node, then bytes, count and the variance of bytes per
+  // column: variances add up the tree as bytes do) and the tree.
   void write(JsonWriter& json) const {
     json.key("columns");
     json.begin_array();
@@ -75,6 +77,7 @@ class Rows {
       for (const Totals& t : values_[r]) {
         json.value(rounded(t.bytes));
         json.value(rounded(t.count));
+        json.value(rounded(t.bytes_variance));
       }
     }
     json.end_array();
@@ -142,6 +145,8 @@ void write_flame_graph(const profile::Profile& profile, const profile::Profile* 
   json.field("about", about_text(profile));
   json.field("diff", false);
   json.field("view", opens_on);
+  json.field("interval_z", interval_z(options.gate.confidence));  // tooltips' ±
+  json.field("confidence", confidence_text(options.gate.confidence));
   // Counts are numbers of samples, not estimates: Java heap samples, or unweighted ones.
   bool sampled = view.source == profile::AllocationSource::JavaHeap ||
                  std::any_of(profile.processes.begin(), profile.processes.end(), [](const auto& p) { return !p.weighted; });
@@ -178,6 +183,8 @@ void write_diff_flame_graph(const Diff& diff, std::ostream& out) {
   json.field("title", diff.new_file + " against " + diff.base_file);
   json.field("about", std::string("widths: ") + diff.new_file + "; colours: the change from " + diff.base_file);
   json.field("diff", true);
+  json.field("interval_z", interval_z(diff.confidence));
+  json.field("confidence", confidence_text(diff.confidence));
   json.field("view", diff.live ? "live" : "allocated");
   rows.write(json);
   json.end_object();

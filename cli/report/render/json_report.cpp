@@ -1,6 +1,7 @@
 #include "cli/report/render/json_report.h"
 
 #include "cli/report/model/frame_names.h"
+#include "cli/report/model/sampling_error.h"
 #include "cli/report/render/json_writer.h"
 #include "cli/report/units.h"
 
@@ -12,11 +13,19 @@ using profile::Profile;
 
 double seconds(int64_t nanos) { return static_cast<double>(nanos) / 1e9; }
 
-void write_totals(JsonWriter& json, const Totals& t) {
-  json.begin_object();
+// The fields of an estimate: its samples, bytes and count, and the half-widths of their
+// intervals at the report's confidence (`z`; 0 when every allocation was recorded).
+void write_estimates(JsonWriter& json, const Totals& t, double z) {
   json.field("samples", t.samples);
   json.field("estimated_bytes", t.bytes);
   json.field("estimated_count", t.count);
+  json.field("bytes_margin", bytes_margin(t, z));
+  json.field("count_margin", count_margin(t, z));
+}
+
+void write_totals(JsonWriter& json, const Totals& t, double z) {
+  json.begin_object();
+  write_estimates(json, t, z);
   json.end_object();
 }
 
@@ -58,9 +67,7 @@ void write_stacks(JsonWriter& json, const Report& r, const std::vector<RankedSta
     const auto& stack = p.stacks()[s.row.stack];
     json.begin_object();
     json.field("rank", static_cast<uint64_t>(i + 1));
-    json.field("samples", s.row.totals.samples);
-    json.field("estimated_bytes", s.row.totals.bytes);
-    json.field("estimated_count", s.row.totals.count);
+    write_estimates(json, s.row.totals, r.interval_z);
     json.field("share", fraction(s.row.totals.bytes, of));
     json.key("processes");
     json.begin_array();
@@ -106,10 +113,10 @@ void write_functions(JsonWriter& json, const Report& r) {
       json.field("kind", profile::frame_kind_name(frame.kind));
     }
     json.key("self");
-    write_totals(json, f.self);
+    write_totals(json, f.self, r.interval_z);
     json.field("self_share", fraction(f.self.bytes, r.view_totals.bytes));
     json.key("total");
-    write_totals(json, f.total);
+    write_totals(json, f.total, r.interval_z);
     json.field("total_share", fraction(f.total.bytes, r.view_totals.bytes));
     json.end_object();
   }
@@ -162,7 +169,8 @@ void write_processes(JsonWriter& json, const Report& r) {
     json.field("agent_version", proc.agent_version);
     json.field("start_time_ns", proc.start_nanos);
     json.field("duration_seconds", seconds(proc.end_nanos - proc.start_nanos));
-    json.key("sampling_interval_bytes");
+    json.field("confidence", r.options.gate.confidence);  // of every *_margin
+  json.key("sampling_interval_bytes");
     if (auto interval = proc.sampling_interval())
       json.value(*interval);
     else
@@ -179,10 +187,10 @@ void write_processes(JsonWriter& json, const Report& r) {
     json.key("statistics");
     write_statistics(json, proc.statistics);
     json.key("allocated");
-    write_totals(json, s.allocated);
+    write_totals(json, s.allocated, r.interval_z);
     json.key("live");
     if (s.live)
-      write_totals(json, *s.live);
+      write_totals(json, *s.live, r.interval_z);
     else
       json.null();
     json.end_object();
@@ -201,9 +209,7 @@ void write_contexts(JsonWriter& json, const Report& r) {
       json.null();
     else
       json.value(c.value);
-    json.field("samples", c.totals.samples);
-    json.field("estimated_bytes", c.totals.bytes);
-    json.field("estimated_count", c.totals.count);
+    write_estimates(json, c.totals, r.interval_z);
     json.field("share", fraction(c.totals.bytes, r.view_totals.bytes));
     json.end_object();
   }
@@ -222,9 +228,7 @@ std::string by_name(const ReportOptions& options) {
 void write_live(JsonWriter& json, const Report& r) {
   const LiveSummary& live = *r.live;
   json.begin_object();
-  json.field("samples", live.totals.samples);
-  json.field("estimated_bytes", live.totals.bytes);
-  json.field("estimated_count", live.totals.count);
+  write_estimates(json, live.totals, r.interval_z);
   json.key("lower_bound_bytes");  // null unless the tracking table overflowed
   if (live.lower_bound_bytes)
     json.value(*live.lower_bound_bytes);
@@ -257,9 +261,9 @@ void write_peeks(JsonWriter& json, const Report& r) {
     json.key("function");
     write_function_of(json, *r.profile, row.frame);
     json.key("self");
-    write_totals(json, row.self);
+    write_totals(json, row.self, r.interval_z);
     json.key("total");
-    write_totals(json, row.total);
+    write_totals(json, row.total, r.interval_z);
     for (auto [name, neighbours] : {std::pair{"callers", &row.callers}, std::pair{"callees", &row.callees}}) {
       json.key(name);
       json.begin_array();
@@ -268,7 +272,7 @@ void write_peeks(JsonWriter& json, const Report& r) {
         json.key("function");
         write_function_of(json, *r.profile, n.frame);
         json.key("totals");
-        write_totals(json, n.totals);
+        write_totals(json, n.totals, r.interval_z);
         json.end_object();
       }
       json.end_array();
@@ -301,16 +305,20 @@ void write_timeline(JsonWriter& json, const Timeline& t) {
   json.end_object();
 }
 
-void write_json_values(JsonWriter& json, const DiffValues& v, bool has_live) {
+void write_json_values(JsonWriter& json, const DiffValues& v, bool has_live, double z) {
   json.field("base_allocated_bytes", v.base_allocated.bytes);
   json.field("new_allocated_bytes", v.new_allocated.bytes);
   json.field("allocated_change_bytes", v.growth(false));
+  json.field("allocated_change_margin", v.growth_margin(false, z));
+  json.field("allocated_change_significant", v.significant(false, z));
   json.field("base_allocated_count", v.base_allocated.count);
   json.field("new_allocated_count", v.new_allocated.count);
   if (!has_live) return;
   json.field("base_live_bytes", v.base_live.bytes);
   json.field("new_live_bytes", v.new_live.bytes);
   json.field("live_change_bytes", v.growth(true));
+  json.field("live_change_margin", v.growth_margin(true, z));
+  json.field("live_change_significant", v.significant(true, z));
 }
 
 }  // namespace
@@ -350,12 +358,12 @@ void write_json_report(const Report& r, std::ostream& out) {
   json.key("processes");
   write_processes(json, r);
   json.key("allocated");
-  write_totals(json, r.allocated);
+  write_totals(json, r.allocated, r.interval_z);
   json.key("allocators");
   json.begin_object();
   for (int i = 0; i < profile::kAllocatorCount; i++) {
     json.key(profile::allocator_name(static_cast<profile::Allocator>(i)));
-    write_totals(json, r.by_allocator[i]);
+    write_totals(json, r.by_allocator[i], r.interval_z);
   }
   json.end_object();
   json.key("live");
@@ -368,13 +376,13 @@ void write_json_report(const Report& r, std::ostream& out) {
     json.begin_object();
     json.field("seconds", seconds(r.peak->nanos));
     json.key("live_at_end");
-    write_totals(json, r.peak->live_at_end);
+    write_totals(json, r.peak->live_at_end, r.interval_z);
     json.end_object();
   } else {
     json.null();
   }
   json.key("totals");
-  write_totals(json, r.view_totals);
+  write_totals(json, r.view_totals, r.interval_z);
   json.field("stack_count", static_cast<uint64_t>(r.stack_count));
   json.field("stacks_share", r.stacks_share);
   json.key("stacks");
@@ -402,9 +410,11 @@ void write_diff_json(const Diff& d, size_t top, std::ostream& out) {
   json.field("base_file", d.base_file);
   json.field("new_file", d.new_file);
   json.field("view", d.live ? "live" : "allocated");
+  json.field("confidence", d.confidence);  // of every *_margin
+  const double z = interval_z(d.confidence);
   json.key("totals");
   json.begin_object();
-  write_json_values(json, d.totals, d.has_live);
+  write_json_values(json, d.totals, d.has_live, z);
   json.end_object();
   for (bool stacks : {true, false}) {
     json.key(stacks ? "stacks" : "functions");
@@ -421,7 +431,7 @@ void write_diff_json(const Diff& d, size_t top, std::ostream& out) {
       } else {
         json.field("function", r.id == kNoFrame ? std::string() : function_name(r.profile->frames()[r.id]));
       }
-      write_json_values(json, r.values, d.has_live);
+      write_json_values(json, r.values, d.has_live, z);
       json.end_object();
     }
     json.end_array();

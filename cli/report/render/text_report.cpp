@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "cli/report/model/frame_names.h"
+#include "cli/report/model/sampling_error.h"
 #include "cli/report/model/telling_frames.h"
 #include "cli/report/render/text_layout.h"
 #include "cli/report/units.h"
@@ -236,24 +237,11 @@ void write_frames(const Report& r, const profile::Stack& stack, const Overloads&
   if (stack.truncated) out << indent << "(truncated at the profiler's stack depth limit)\n";
 }
 
-// An estimate from a few samples of blocks smaller than the interval is rough: its
-// samples are a Poisson count, off by about its square root. "(±33%)", or "" when
-// there are enough samples, or the blocks were big enough to be sampled every time.
-std::string rough_estimate_error(const Report& r, const Totals& t) {
-  constexpr uint64_t kFewSamples = 10;
-  constexpr double kSampledEveryTime = 1.5;  // allocations per sample, below which sampling hardly guessed
-  if (r.source != AllocationSource::Native || !r.estimates || t.samples == 0 || t.samples >= kFewSamples ||
-      t.count < kSampledEveryTime * static_cast<double>(t.samples))
-    return "";
-  char text[16];
-  snprintf(text, sizeof text, "(\u00b1%.0f%%)", 100 / std::sqrt(static_cast<double>(t.samples)));
-  return text;
-}
-
-std::string rough_estimates_hint(const Report& r) {
+std::string intervals_hint(const Report& r) {
   std::string interval = r.sampling_interval ? " than " + format_bytes(*r.sampling_interval) : "";
-  return "\u00b1: the likely error of an estimate from fewer than 10 samples; a smaller --nativemem" + interval +
-         " samples more.";
+  return "\u00b1: the " + confidence_text(r.options.gate.confidence) +
+         " interval of an estimate, from the spread of its samples (--confidence); a smaller --nativemem" + interval +
+         " narrows it.";
 }
 
 void write_stacks(const Report& r, std::ostream& out) {
@@ -282,23 +270,22 @@ void write_stacks(const Report& r, std::ostream& out) {
       location_width = std::max(location_width, frame_location(r.profile->frames()[stack.frames[row]]).size());
   }
   location_width = std::min(location_width, r.options.width / 2);
-  bool rough = false;
+  bool margins = false;
   for (size_t i = 0; i < r.stacks.size(); i++) {
     const auto& s = r.stacks[i];
     const Totals& t = s.row.totals;
-    std::string heading = "#" + std::to_string(i + 1) + "  " + format_bytes(t.bytes) + "  " +
+    std::string margin = margin_text(r, t);
+    margins = margins || !margin.empty();
+    std::string heading = "#" + std::to_string(i + 1) + "  " + format_bytes(t.bytes) + margin + "  " +
                           format_percent(fraction(t.bytes, r.view_totals.bytes));
     if (r.source == AllocationSource::Native && r.estimates) heading += "  " + estimated_count_text(t.count, live);
     heading += "  " + counted(t.samples, "sample", "samples");
-    std::string error = rough_estimate_error(r, t);
-    if (!error.empty()) heading += " " + error;
-    rough = rough || !error.empty();
     if (s.age) heading += "  " + age_text(*s.age);
     if (multi_process(r)) heading += "  " + processes_text(r, s.row);
     out << styled(r, kBold, cut_end(heading, r.options.width)) << "\n";
     write_frames(r, r.profile->stacks()[s.row.stack], overloads, rows[i], location_width, out);
   }
-  if (rough) write_wrapped(out, "", rough_estimates_hint(r), r.options.width);
+  if (margins) write_wrapped(out, "", intervals_hint(r), r.options.width);
 }
 
 // --by span, local-root-span or attribute:NAME: one line per value.
@@ -422,7 +409,7 @@ void write_live_section(const Report& r, std::ostream& out) {
   if (live.top_stacks.empty()) return;
   out << "  top " << live.top_stacks.size() << " live stacks (" << format_percent(live.top_stacks_share)
       << " of live bytes):\n";
-  write_compact_stacks(*r.profile, live.top_stacks, live.totals.bytes, r.options.width, out);
+  write_compact_stacks(r, live.top_stacks, live.totals.bytes, r.options.width, out);
   if (r.options.converted_to) return;  // no recording left to report on
   out << "  more: " << live_command(r) << "\n";  // one line to copy, however long the path
   if (r.timeline && ended_well_below_peak(live.totals.bytes, r.timeline->peak_live_bytes))
@@ -455,9 +442,14 @@ std::string signed_bytes(double bytes) {
   return (bytes < 0 ? "-" : "+") + format_bytes(std::abs(bytes));
 }
 
-std::string change_text(double base, double now) {
+// "+35.0 MiB ± 6.10 MiB (+87.5%)", and "(not significant at 95%)" when the change lies
+// within its interval.
+std::string change_text(const DiffValues& v, bool live, double confidence) {
+  double z = interval_z(confidence), base = v.view(live, false).bytes, now = v.view(live, true).bytes;
   std::string text = signed_bytes(now - base);
+  if (double margin = v.growth_margin(live, z); margin >= 0.5) text += " \u00b1 " + format_bytes(margin);
   if (base > 0) text += " (" + std::string(now >= base ? "+" : "") + format_percent((now - base) / base) + ")";
+  if (!v.significant(live, z)) text += " (not significant at " + confidence_text(confidence) + ")";
   return text;
 }
 
@@ -471,25 +463,43 @@ std::string row_name(const DiffRow& r, bool stack, size_t width) {
          (location.empty() ? "" : " (" + location + ")");
 }
 
-void write_rows(const std::vector<DiffRow>& rows, bool stack, bool live, size_t top, size_t width, std::ostream& out) {
+// A change within its interval is shown in parentheses. Returns whether any was.
+bool write_rows(const std::vector<DiffRow>& rows, bool stack, bool live, double z, size_t top, size_t width,
+                std::ostream& out) {
   constexpr size_t kNumber = 11;
-  out << pad_left("change", kNumber) << pad_left("base", kNumber) << pad_left("new", kNumber) << "  "
-      << (stack ? "stack (innermost first)" : "function") << "\n";
+  bool insignificant = false;
+  out << pad_left("change", kNumber) << pad_left("\u00b1", kNumber + 1) << pad_left("base", kNumber)
+      << pad_left("new", kNumber) << "  " << (stack ? "stack (innermost first)" : "function") << "\n";
   for (size_t i = 0; i < rows.size() && i < top; i++) {
     const DiffValues& v = rows[i].values;
-    out << pad_left(signed_bytes(v.growth(live)), kNumber) << pad_left(format_bytes(v.view(live, false).bytes), kNumber)
+    std::string change = signed_bytes(v.growth(live));
+    if (!v.significant(live, z)) {
+      change = "(" + change + ")";
+      insignificant = true;
+    }
+    double margin = v.growth_margin(live, z);
+    out << pad_left(change, kNumber) << pad_left(margin >= 0.5 ? format_bytes(margin) : "0 B", kNumber)
+        << pad_left(format_bytes(v.view(live, false).bytes), kNumber)
         << pad_left(format_bytes(v.view(live, true).bytes), kNumber) << "  "
-        << row_name(rows[i], stack, width - 3 * kNumber - 2) << "\n";
+        << row_name(rows[i], stack, width - 4 * kNumber - 2) << "\n";
   }
+  return insignificant;
 }
 
 }  // namespace
+
+std::string margin_text(const Report& r, const Totals& t) {
+  double margin = bytes_margin(t, r.interval_z);
+  if (r.source != AllocationSource::Native || !r.estimates || margin < 0.5) return "";
+  return " \u00b1 " + format_bytes(margin);
+}
 
 std::string totals_text(const Report& r, const Totals& t, bool live) {
   std::string samples = counted(t.samples, "sample", "samples");
   if (r.source == AllocationSource::JavaHeap) return format_bytes(t.bytes) + " in " + samples;
   if (!r.estimates) return format_bytes(t.bytes) + " sampled in " + samples;
-  return "~" + format_bytes(t.bytes) + " in " + estimated_count_text(t.count, live) + " (" + samples + ")";
+  return "~" + format_bytes(t.bytes) + margin_text(r, t) + " in " + estimated_count_text(t.count, live) + " (" +
+         samples + ")";
 }
 
 std::string nothing_sampled_text(const Report& r) {
@@ -511,20 +521,28 @@ std::string live_text(const Report& r) {
          " (the tracking table overflowed)";
 }
 
-void write_compact_stacks(const Profile& profile, const std::vector<RankedStack>& stacks, double whole, size_t width,
+void write_compact_stacks(const Report& r, const std::vector<RankedStack>& stacks, double whole, size_t width,
                           std::ostream& out) {
+  const Profile& profile = *r.profile;
   std::vector<uint32_t> frames, ids;
+  size_t margin_width = 0;  // a column as wide as the widest margin shown
   for (const auto& s : stacks) {
     append_frames(profile, s.row.stack, frames);
     ids.push_back(s.row.stack);
+    margin_width = std::max(margin_width, margin_text(r, s.row.totals).size());
   }
   Overloads overloads(profile, frames);
   std::vector<TellingFrame> telling = telling_frames(profile, ids);
   for (size_t i = 0; i < stacks.size(); i++) {
     const RankedStack& s = stacks[i];
-    std::string head = "    " + pad_left(format_bytes(s.row.totals.bytes), 10) + "  " +
-                       pad_left(format_percent(fraction(s.row.totals.bytes, whole)), 6) + "  ";
-    out << head << one_line_stack(profile, profile.stacks()[s.row.stack], width - head.size(), overloads, telling[i])
+    // A margin's "±" is two bytes in one column; a row without one pads as many columns.
+    std::string margin = margin_text(r, s.row.totals);
+    std::string head = "    " + pad_left(format_bytes(s.row.totals.bytes), 10) +
+                       (margin.empty() ? std::string(margin_width ? margin_width - 1 : 0, ' ')
+                                       : pad_right(margin, margin_width)) +
+                       "  " + pad_left(format_percent(fraction(s.row.totals.bytes, whole)), 6) + "  ";
+    size_t columns = head.size() - (margin.empty() ? 0 : 1);
+    out << head << one_line_stack(profile, profile.stacks()[s.row.stack], width - columns, overloads, telling[i])
         << "\n";
   }
 }
@@ -555,18 +573,26 @@ void write_diff_text(const Diff& d, size_t top, size_t width, std::ostream& out)
   constexpr size_t kColumn = 14;
   out << "nmprof diff: " << d.new_file << " against " << d.base_file << "\n\n";
   out << pad_right("", 12) << pad_left("base", kColumn) << pad_left("new", kColumn) << "   change\n";
-  auto line = [&](const char* what, const Totals& base, const Totals& now) {
-    out << pad_right(what, 12) << pad_left("~" + format_bytes(base.bytes), kColumn)
-        << pad_left("~" + format_bytes(now.bytes), kColumn) << "   " << change_text(base.bytes, now.bytes) << "\n";
+  auto line = [&](const char* what, bool live) {
+    out << pad_right(what, 12) << pad_left("~" + format_bytes(d.totals.view(live, false).bytes), kColumn)
+        << pad_left("~" + format_bytes(d.totals.view(live, true).bytes), kColumn) << "   "
+        << change_text(d.totals, live, d.confidence) << "\n";
   };
-  line("allocated", d.totals.base_allocated, d.totals.new_allocated);
-  if (d.has_live) line("live at end", d.totals.base_live, d.totals.new_live);
+  line("allocated", false);
+  if (d.has_live) line("live at end", true);
   const char* view = d.live ? "live" : "allocated";
+  double z = interval_z(d.confidence);
   out << "\nTop " << std::min(top, d.stacks.size()) << " stacks by growth of " << view << " bytes:\n";
-  write_rows(d.stacks, true, d.live, top, width, out);
+  bool insignificant = write_rows(d.stacks, true, d.live, z, top, width, out);
   out << "\nTop " << std::min(top, d.functions.size()) << " functions by growth of " << view
       << " bytes they allocate directly:\n";
-  write_rows(d.functions, false, d.live, top, width, out);
+  insignificant = write_rows(d.functions, false, d.live, z, top, width, out) || insignificant;
+  if (insignificant) out << "\n";
+  if (insignificant)
+    write_wrapped(out, "",
+                  "(change): not significant, within its " + confidence_text(d.confidence) +
+                      " interval (\u00b1, --confidence): it may be sampling alone.",
+                  width);
 }
 
 }  // namespace nmprof::report

@@ -38,17 +38,20 @@ main.parent[0] = main.frame[0] = main.loc[0] = -1;
 for (let i = 1; i < nodeCount; i++) {
   main.parent[i] = i - data.nodes[3 * i - 3]; main.frame[i] = data.nodes[3 * i - 2]; main.loc[i] = data.nodes[3 * i - 1];
 }
-const stride = 1 + 2 * data.columns.length, rowCount = data.rows.length / stride;
+const stride = 1 + 3 * data.columns.length, rowCount = data.rows.length / stride;
 const rowNode = new Int32Array(rowCount);
 for (let r = 0; r < rowCount; r++) rowNode[r] = data.rows[r * stride];
 const columnCache = new Map();
-function column(name) {  // {bytes, count} per row, or undefined
+function column(name) {  // {bytes, count, spread: the variance of bytes} per row, or undefined
   if (!columnCache.has(name)) {
     const c = data.columns.indexOf(name);
     if (c < 0) return undefined;
-    const b = new Float64Array(rowCount), n = new Float64Array(rowCount);
-    for (let r = 0; r < rowCount; r++) { b[r] = data.rows[r * stride + 1 + 2 * c]; n[r] = data.rows[r * stride + 2 + 2 * c]; }
-    columnCache.set(name, { bytes: b, count: n });
+    const b = new Float64Array(rowCount), n = new Float64Array(rowCount), v = new Float64Array(rowCount);
+    for (let r = 0; r < rowCount; r++) {
+      const at = r * stride + 1 + 3 * c;
+      b[r] = data.rows[at]; n[r] = data.rows[at + 1]; v[r] = data.rows[at + 2];
+    }
+    columnCache.set(name, { bytes: b, count: n, spread: v });
   }
   return columnCache.get(name);
 }
@@ -144,31 +147,34 @@ function children(tree) {
   tree.children = { start, list };
   return tree.children;
 }
-// Per node: total bytes and count of the rows below it (and of the base in a diff);
-// self: of the rows ending at it (callees' tree only).
+// Per node: total bytes, count and variance of bytes of the rows below it (and the
+// base's bytes in a diff); self: of the rows ending at it (callees' tree only). A
+// time range's values carry no variance (spread: null).
 function accumulate(tree, values) {
   const size = tree.parent.length, total = new Float64Array(size), counts = new Float64Array(size);
   const self = new Float64Array(size), selfCounts = new Float64Array(size), base = values.base ? new Float64Array(size) : null;
+  const spread = values.spread ? new Float64Array(size) : null, selfSpread = spread ? new Float64Array(size) : null;
   for (let r = 0; r < rowCount; r++) {
-    const b = values.bytes[r], n = values.count[r], old = base ? values.base[r] : 0;
+    const b = values.bytes[r], n = values.count[r], old = base ? values.base[r] : 0, v = spread ? values.spread[r] : 0;
     if (b === 0 && n === 0 && old === 0) continue;
     if (tree.paths) {
-      total[0] += b; counts[0] += n; if (base) base[0] += old;
+      total[0] += b; counts[0] += n; if (base) base[0] += old; if (spread) spread[0] += v;
       for (let k = tree.pathStart[r]; k < tree.pathStart[r + 1]; k++) {
         const id = tree.paths[k];
-        total[id] += b; counts[id] += n; if (base) base[id] += old;
+        total[id] += b; counts[id] += n; if (base) base[id] += old; if (spread) spread[id] += v;
       }
     } else {
       const at = rowNode[r];
       total[at] += b; counts[at] += n; self[at] += b; selfCounts[at] += n; if (base) base[at] += old;
+      if (spread) { spread[at] += v; selfSpread[at] += v; }
     }
   }
   if (!tree.paths)
     for (let n = size - 1; n > 0; n--) {
       const p = tree.parent[n];
-      total[p] += total[n]; counts[p] += counts[n]; if (base) base[p] += base[n];
+      total[p] += total[n]; counts[p] += counts[n]; if (base) base[p] += base[n]; if (spread) spread[p] += spread[n];
     }
-  return { total, counts, self, selfCounts, base };
+  return { total, counts, self, selfCounts, base, spread, selfSpread };
 }
 
 // ---- time: the chart's bins, and per row the cells of when its blocks were allocated
@@ -458,7 +464,9 @@ function showTip(n, event) {
     const loc = tree.loc[n];
     if (loc >= 0) row(table, "source", data.locations[loc]);
   }
-  const amount = (b, c) => bytes(b) + " \u00b7 " + percent(b / (whole || 1)) + " of the view \u00b7 " + counted(c);
+  // " ± 1.2 MiB": the interval of a sampled estimate at the report's confidence.
+  const margin = v => v > 0 ? " \u00b1 " + bytes(data.interval_z * Math.sqrt(v)) : "";
+  const amount = (b, c, v) => bytes(b) + margin(v) + " \u00b7 " + percent(b / (whole || 1)) + " of the view \u00b7 " + counted(c);
   if (data.diff) {
     const now = acc.total[n], before = acc.base[n];
     const factor = shown.values.factor;
@@ -466,8 +474,9 @@ function showTip(n, event) {
     row(table, "base", bytes(before) + (shown.values.normalised ? " (normalised: " + bytes(before / factor) + " \u00d7" + factor.toFixed(3) + ")" : ""));
     row(table, "change", signedBytes(now - before) + (before > 0 ? "  " + (now >= before ? "+" : "") + percent((now - before) / before) : "  new"));
   } else {
-    row(table, state.inverted ? "through it" : "total", amount(acc.total[n], acc.counts[n]));
-    if (!state.inverted && acc.self[n] > 0) row(table, "self", amount(acc.self[n], acc.selfCounts[n]) + " (in it)");
+    row(table, state.inverted ? "through it" : "total", amount(acc.total[n], acc.counts[n], acc.spread && acc.spread[n]));
+    if (!state.inverted && acc.self[n] > 0)
+      row(table, "self", amount(acc.self[n], acc.selfCounts[n], acc.selfSpread && acc.selfSpread[n]) + " (in it)");
   }
   tip.style.display = "block";
   const x = Math.min(event.clientX + 14, window.innerWidth - tip.offsetWidth - 8);
