@@ -106,3 +106,29 @@ def test_peak_needs_live_data_and_no_diff(nmprof, programs, phases, tmp_path):
     html = tmp_path / "no_live.html"
     run(nmprof, "report", no_live, "-o", html, check=0)  # a page without a peak view
     assert '"peak"' not in html.read_text().split('"columns"')[1].split("]")[0]
+
+
+def test_processes_one_after_another_do_not_add_up_at_the_peak(nmprof, programs, tmp_path):
+    """Two processes that each hold 40 MiB, one after the other: each one's blocks
+    leave the live series when its recording ends, so the peak is ~40 MiB, not 80
+    (issue 39, item 2: 'peak live: ~79.9 MiB' before). The live view of the whole
+    recording still sums what each process left at its end."""
+    leak = programs.c("planted_leak.c")
+    recording = tmp_path / "sequential.jfr"
+    result = run(nmprof, "run", "--nativemem", "0", "-o", recording, "--", "sh", "-c",
+                 f"{leak} 40m; sleep 0.3; {leak} 40m", check=0)
+    peak = re.search(r"peak live:\s+~([\d.]+) MiB", result.stderr)
+    assert peak and 40 <= float(peak.group(1)) < 41, result.stderr
+    whole = report_json(nmprof, recording)
+    assert 40 << 20 <= whole["timeline"]["peak_live_bytes"] < 41 << 20
+    # Each process's end, summed (and the little the shell left).
+    assert 80 << 20 <= whole["live"]["estimated_bytes"] < (80 << 20) + (64 << 10)
+    at_peak = report_json(nmprof, recording, "--peak")
+    assert 40 << 20 <= at_peak["totals"]["estimated_bytes"] < 41 << 20
+    leaks = [st for st in at_peak["stacks"] if st["frames"][0]["function"] == "site_leak"]
+    assert len({p["pid"] for st in leaks for p in st["processes"]}) == 1, leaks  # one of the two
+    # Between the two: the first process's blocks are gone, the second's not yet there.
+    first = min((p for p in whole["processes"] if p["command"].startswith(str(leak))), key=lambda p: p["start_time_ns"])
+    first_end = (first["start_time_ns"] - whole["start_time_ns"]) / 1e9 + first["duration_seconds"]
+    text = run(nmprof, "report", recording, "--live", "--to", f"{first_end + 0.15:.3f}s", check=0).stdout
+    assert re.search(r"^Live\s+~0 B|^Live\s+~[\d.]+ (B|KiB) ", text, re.M), text

@@ -43,6 +43,17 @@ void LiveTracker::settle(const Changes& changes) {
   waiting_.clear();
 }
 
+void LiveTracker::ended(uint32_t process, int64_t time_nanos, const Changes& changes) {
+  auto of_process = [process](const auto& entry) { return entry.first.process == process; };
+  for (const auto& [where, blocks] : earlier_)
+    if (where.process == process)
+      for (const Block& block : blocks) changes(block, time_nanos);
+  std::erase_if(earlier_, of_process);
+  for (const auto& [where, block] : latest_)
+    if (where.process == process) changes(block, time_nanos);
+  std::erase_if(latest_, of_process);
+}
+
 // Sorting what waits each time a few more came would cost a sort per event: the
 // events wait until twice as many as were left waiting last time have come.
 void LiveTracker::pair_older(uint32_t process, Waiting& waiting, const Changes& changes) {

@@ -42,15 +42,17 @@ class LiveTracker {
   void hold_from(uint32_t process, int64_t time_nanos, const Changes& changes);
   // Every event is in: pairs all that waits (and pairs events as they come from now on).
   void settle(const Changes& changes);
+  // `process` ended at `time_nanos`: its live blocks are freed then (after settle()).
+  void ended(uint32_t process, int64_t time_nanos, const Changes& changes);
 
   uint64_t matched_frees() const { return matched_; }
   uint64_t unmatched_frees() const { return unmatched_; }
-  // The live blocks (after settle(): of the events paired so far).
+  // The live blocks, as visit(process, block) (after settle(): of the events paired so far).
   template <class Visit>
   void for_each_live(Visit&& visit) const {
-    for (const auto& [where, block] : latest_) visit(block);
+    for (const auto& [where, block] : latest_) visit(where.process, block);
     for (const auto& [where, blocks] : earlier_)
-      for (const Block& block : blocks) visit(block);
+      for (const Block& block : blocks) visit(where.process, block);
   }
 
  private:

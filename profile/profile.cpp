@@ -152,7 +152,35 @@ void Profile::add_free(uint32_t process, int64_t time_nanos, uint64_t address, c
 
 void Profile::hold_from(uint32_t process, int64_t time_nanos) { live_.hold_from(process, time_nanos, live_changes()); }
 
-void Profile::settle() { live_.settle(live_changes()); }
+void Profile::settle() {
+  live_.settle(live_changes());
+  leave_at_exit();
+}
+
+// A process's blocks still live when its recording ended were given back with it: the
+// live series drops them then, so that processes one after another do not add up.
+// They stay in the live view of the whole recording (each process's end), unless the
+// recording is read only up to a moment after that process ended but before the last
+// one did (--to, --peak): then they were not live at that moment.
+void Profile::leave_at_exit() {
+  int64_t last_end = INT64_MIN;
+  for (const auto& p : processes) last_end = std::max(last_end, p.end_nanos);
+  bool read_whole = !selector_ || selector_->keeps_free(*this, 0, last_end);
+  std::vector<std::pair<uint32_t, double>> left;  // process, bytes it left live
+  live_.for_each_live([&](uint32_t process, const LiveTracker::Block& b) {
+    if (b.allocation != kNotKept) left.emplace_back(process, sample_totals(b.size, b.weight).bytes);
+  });
+  for (uint32_t i = 0; i < processes.size(); i++) {
+    int64_t end = processes[i].end_nanos;
+    if (end >= last_end || (selector_ && !selector_->keeps_free(*this, i, end))) continue;
+    if (!read_whole) {
+      live_.ended(i, end, live_changes());
+      continue;
+    }
+    for (const auto& [process, bytes] : left)
+      if (process == i) time_series_.freed(end, bytes);
+  }
+}
 
 void Profile::live_changed(const LiveTracker::Block& block, std::optional<int64_t> freed_at) {
   if (block.allocation == kNotKept) return;
@@ -175,7 +203,7 @@ void Profile::map_stacks(const std::function<uint32_t(uint32_t)>& new_stack) {
 
 std::vector<LiveSample> Profile::live_samples() const {
   std::vector<LiveSample> live;
-  live_.for_each_live([&](const LiveTracker::Block& b) {
+  live_.for_each_live([&](uint32_t, const LiveTracker::Block& b) {
     if (b.allocation != kNotKept) live.push_back({b.allocation, b.time_nanos, sample_totals(b.size, b.weight)});
   });
   std::sort(live.begin(), live.end(), [](const LiveSample& x, const LiveSample& y) {

@@ -243,6 +243,8 @@ class Profile {
     size_t operator()(const Context& c) const;
     size_t operator()(const SampleOrigin& o) const;
   };
+  // After settle(): what each process left live when its recording ended leaves the live series.
+  void leave_at_exit();
   // Applies what pairing did to the live sums and the time series.
   void live_changed(const LiveTracker::Block& block, std::optional<int64_t> freed_at);
   LiveTracker::Changes live_changes() {

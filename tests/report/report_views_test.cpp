@@ -9,6 +9,7 @@
 
 #include "cli/report/model/aggregation.h"
 #include "cli/report/model/diff_report.h"
+#include "cli/report/model/heap_view.h"
 #include "cli/report/model/peek.h"
 #include "cli/report/model/report.h"
 #include "cli/report/model/sample_filter.h"
@@ -109,6 +110,25 @@ TEST(TextStacks, EstimatesShowTheIntervalTheirSamplesGive) {
   EXPECT_NE(wider.find(format_bytes(40000) + " \u00b1 " + margin(2.575829, 4, 100, 100) + "  "), std::string::npos)
       << wider;
   EXPECT_NE(wider.find("99% interval"), std::string::npos) << wider;
+}
+
+// What a process still held when its recording ended leaves the live series then:
+// processes one after another do not add up (issue 39, item 2). The last process's
+// blocks stay to the end, and the live view still sums each process's end.
+TEST(Timeline, AProcesssBlocksLeaveTheLiveSeriesWhenItsRecordingEnds) {
+  ProfileMaker m;
+  uint32_t first = m.process(1, 0, 2 * kS), second = m.process(2, 3 * kS, 5 * kS);
+  m.profile.processes[first].settings["live"] = m.profile.processes[second].settings["live"] = "true";
+  uint32_t s = m.stack({"fill", "main"});
+  m.alloc(first, s, 1 * kS, 0x10, 1000);
+  m.alloc(second, s, 4 * kS, 0x10, 1000);
+  m.profile.settle();
+  auto t = timeline(m.profile.time_series(), true, 0, 5 * kS, 5);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->peak_live_bytes, 1000);
+  EXPECT_EQ(t->live_bytes[2], 0);  // between the two
+  EXPECT_EQ(t->live_bytes.back(), 1000);
+  EXPECT_EQ(heap_view(m.profile).live.bytes, 2000);
 }
 
 TEST(Timeline, PeakLiveIsWhenTheMostWasHeldNotTheEnd) {

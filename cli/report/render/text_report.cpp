@@ -33,9 +33,11 @@ bool multi_process(const Report& r) { return r.processes.size() > 1; }
 // What the ranking is of: "allocated", "live" (at the end) or "peak live" bytes.
 const char* view_name(const Report& r) { return r.peak ? "peak live" : r.options.live ? "live" : "allocated"; }
 
-// When the live view is of: "at the end", "at the peak, 2.10 s into the run".
+// When the live view is of: "at the end", "at the peak, 2.10 s into the run"; of
+// several processes, what each left at its own end, summed.
 std::string live_moment_text(const Report& r) {
-  return r.peak ? "at the peak, " + format_duration(r.peak->nanos) + " into the run" : "at the end";
+  if (r.peak) return "at the peak, " + format_duration(r.peak->nanos) + " into the run";
+  return r.processes.size() > 1 ? "at the end (each process's, summed)" : "at the end";
 }
 
 // The frames of stacks shown together, which are told apart when they are overloads.
