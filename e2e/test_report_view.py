@@ -270,6 +270,24 @@ def test_text_fits_columns_and_wide_and_depth_show_everything(nmprof, leak):
     assert "more frames" not in deep and "clone" in deep
 
 
+def test_wide_pads_names_to_the_longest_shown_only(nmprof, leak):
+    """--wide shortens no name and pads none past the longest: a frame line is at most
+    the indent, the longest name (with its file:line), two spaces and the longest
+    library (issue 39, item 3: lines of ~100,000 columns before)."""
+    out, _ = leak
+    wide = run(nmprof, "report", out, "--top", "3", "--depth", "0", "--wide", check=0).stdout
+    frames = [f for s in report_json(nmprof, out, "--top", "3")["stacks"] for f in s["frames"]]
+
+    def shown(f):
+        where = f" ({os.path.basename(f['file'])}:{f['line']})" if f["file"] and f["line"] else ""
+        return len(f["function"]) + len(where)
+    longest = 6 + max(shown(f) for f in frames) + 2 + max(len(f["container"]) for f in frames)
+    names = {f["function"] for f in frames}
+    frame_lines = [l for l in wide.splitlines() if l.startswith("      ") and l[6:].split(" ")[0] in names]
+    assert frame_lines, wide
+    assert max(len(l) for l in frame_lines) <= longest, (longest, wide)
+
+
 def test_80_columns_keep_file_and_line_and_tell_stacks_apart(nmprof, programs, tmp_path):
     out = tmp_path / "long.jfr"
     run(nmprof, "run", "-q", "--nativemem", "64k", "-o", out, "--", programs.c("cpp_long_names.cpp"), check=0)

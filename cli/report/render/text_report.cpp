@@ -212,13 +212,13 @@ std::vector<size_t> shown_frames(const Report& r, const profile::Stack& stack, T
   return rows;
 }
 
-// `location_width`: the library column's, the same for every stack of the list.
+// `name_width`: the name column's, the same for every stack of the list (the library
+// column follows it).
 void write_frames(const Report& r, const profile::Stack& stack, const Overloads& overloads,
-                  const std::vector<size_t>& rows, size_t location_width, std::ostream& out) {
+                  const std::vector<size_t>& rows, size_t name_width, std::ostream& out) {
   const Profile& p = *r.profile;
   const std::string indent(kFrameIndent, ' ');
   if (stack.frames.empty()) out << indent << "(no stack)\n";
-  size_t name_width = r.options.width - kFrameIndent - 2 - location_width;
   size_t next = 0;  // the frame after the last one written
   for (size_t i : rows) {
     if (i > next) out << indent << "... " << counted(i - next, "frame", "frames") << " ...\n";
@@ -272,6 +272,19 @@ void write_stacks(const Report& r, std::ostream& out) {
       location_width = std::max(location_width, frame_location(r.profile->frames()[stack.frames[row]]).size());
   }
   location_width = std::min(location_width, r.options.width / 2);
+  size_t name_width = r.options.width - kFrameIndent - 2 - location_width;
+  if (r.options.wide) {  // names are never shortened: the column is as wide as the longest
+    size_t longest = 0;
+    for (size_t i = 0; i < r.stacks.size(); i++) {
+      const profile::Stack& stack = r.profile->stacks()[ids[i]];
+      for (size_t row : rows[i]) {
+        uint32_t frame = stack.frames[row];
+        longest = std::max(longest, fitted_frame_name(r.profile->frames()[frame], name_width,
+                                                      overloads.contains(frame)).size());
+      }
+    }
+    name_width = std::min(name_width, longest);
+  }
   bool margins = false;
   for (size_t i = 0; i < r.stacks.size(); i++) {
     const auto& s = r.stacks[i];
@@ -285,7 +298,7 @@ void write_stacks(const Report& r, std::ostream& out) {
     if (s.age) heading += "  " + age_text(*s.age);
     if (multi_process(r)) heading += "  " + processes_text(r, s.row);
     out << styled(r, kBold, cut_end(heading, r.options.width)) << "\n";
-    write_frames(r, r.profile->stacks()[s.row.stack], overloads, rows[i], location_width, out);
+    write_frames(r, r.profile->stacks()[s.row.stack], overloads, rows[i], name_width, out);
   }
   if (margins) write_wrapped(out, "", intervals_hint(r), r.options.width);
 }
