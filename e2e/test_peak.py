@@ -57,6 +57,24 @@ def test_text_says_when_and_how_much(nmprof, phases):
     assert re.search(r"^Top \d+ functions by peak live self bytes", text, re.M), text
 
 
+def test_times_under_from_stay_measured_from_the_recordings_start(nmprof, phases):
+    """--from narrows what is counted, not the clock: the peak of the samples after it
+    is told from the recording's start, and JSON's start_time_ns keeps its meaning
+    (issue 39, item 5: 'at the peak, 1.1 s into the run' for a peak 3.1 s into it)."""
+    recording, _ = phases
+    whole = report_json(nmprof, recording)
+    peak = whole["timeline"]["peak_live_seconds"]
+    start = f"{0.75 * peak * 1000:.0f}ms"
+    windowed = report_json(nmprof, recording, "--from", start, "--peak")
+    assert windowed["start_time_ns"] == whole["start_time_ns"]
+    # Its peak comes after --from, told from the start as the whole recording's is.
+    assert 0.75 * peak <= windowed["peak"]["seconds"] <= whole["duration_seconds"], (peak, windowed["peak"])
+    assert windowed["timeline"]["peak_live_seconds"] == pytest.approx(whole["timeline"]["peak_live_seconds"], abs=1e-6)
+    text = run(nmprof, "report", recording, "--from", start, "--peak", check=0).stdout
+    at = re.search(r"at the peak, (\d+) ms into the run", text)
+    assert at and int(at.group(1)) == round(windowed["peak"]["seconds"] * 1000), text
+
+
 def test_collapsed_pprof_and_html_show_the_peak_too(nmprof, phases, tmp_path):
     recording, _ = phases
     peak = report_json(nmprof, recording, "--peak")

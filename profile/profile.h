@@ -192,6 +192,9 @@ class SampleSelector;
 class Profile {
  public:
   std::vector<Process> processes;
+  // The earliest start of a process's recording as recorded, once a time window
+  // (--from) has moved the processes' starts: times are still told from it.
+  std::optional<int64_t> recorded_start_nanos;
   std::vector<std::string> warnings;  // what reading the file could not do
   // Names of the context attributes of all processes, in the order first met.
   std::vector<std::string> context_attributes;

@@ -123,11 +123,18 @@ void add_notes(Report& r) {
   }
 }
 
+// The timeline's bins cover the window reported (--from, --to); its peak is told
+// from the recording's start, as every time the report shows.
+void tell_from_recording_start(Report& r) {
+  if (r.timeline) r.timeline->peak_live_nanos += nanos_since(r.recording_start_nanos, r.start_nanos);
+}
+
 // Process rows, the common sampling interval, and whether every sample had a weight.
 void describe_processes(const Profile& profile, const std::vector<uint32_t>& selected, Report& r) {
   TimeRange span = recording_span(profile);
   r.start_nanos = span.start_nanos;
   r.end_nanos = span.end_nanos;
+  r.recording_start_nanos = recording_start(profile);
   std::vector<uint64_t> intervals;
   for (uint32_t i = 0; i < profile.processes.size(); i++) {
     const auto& p = profile.processes[i];
@@ -183,6 +190,10 @@ TimeRange recording_span(const Profile& profile) {
   return profile.processes.empty() ? TimeRange{} : span;
 }
 
+int64_t recording_start(const Profile& profile) {
+  return profile.recorded_start_nanos.value_or(recording_span(profile).start_nanos);
+}
+
 profile::TimeSeries::Peak live_peak(const Profile& whole) {
   check_live_view(whole);
   auto peak = whole.time_series().live_peak();
@@ -191,7 +202,7 @@ profile::TimeSeries::Peak live_peak(const Profile& whole) {
 }
 
 PeakMoment peak_moment(const Profile& whole) {
-  return {nanos_since(recording_span(whole).start_nanos, live_peak(whole).time_nanos), heap_view(whole).live};
+  return {nanos_since(recording_start(whole), live_peak(whole).time_nanos), heap_view(whole).live};
 }
 
 Report build_peak_report(const Profile& whole, const Profile& at_peak, const ReportOptions& options) {
@@ -201,6 +212,7 @@ Report build_peak_report(const Profile& whole, const Profile& at_peak, const Rep
   r.peak = peak_moment(whole);
   r.end_nanos = recording_span(whole).end_nanos;
   r.timeline = timeline(whole.time_series(), true, r.start_nanos, r.end_nanos, kTimelineBins);
+  tell_from_recording_start(r);
   return r;
 }
 
@@ -293,6 +305,7 @@ Report build_report(const Profile& profile, const ReportOptions& options) {
   }
 
   r.timeline = timeline(profile.time_series(), live_data, r.start_nanos, r.end_nanos, kTimelineBins);
+  tell_from_recording_start(r);
 
   const Aggregate& view = options.live ? live_aggregate : allocated;
   r.view_totals = view.totals;

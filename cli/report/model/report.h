@@ -93,8 +93,9 @@ struct Report {
   profile::AllocationSource source = profile::AllocationSource::Native;
   bool estimates = true;  // false when samples carried no weights
   double interval_z = 0;  // of the intervals shown, at options.gate.confidence (interval_z)
-  int64_t start_nanos = 0;
+  int64_t start_nanos = 0;  // of the window reported (--from)
   int64_t end_nanos = 0;
+  int64_t recording_start_nanos = 0;  // recording_start
   std::optional<uint64_t> sampling_interval;  // when all processes agree
   std::vector<ProcessSummary> processes;
   std::vector<profile::Statistic> statistics;  // summed over processes by name
@@ -130,6 +131,9 @@ struct TimeRange {
   int64_t end_nanos = 0;
 };
 TimeRange recording_span(const profile::Profile& profile);
+// The earliest start of a process's recording, before --from moved it: what times
+// (the peak's, JSON's start_time_ns) are told from.
+int64_t recording_start(const profile::Profile& profile);
 // The moment of the highest estimated live total of a recording read whole, since its
 // start, and what was live at its end. Throws as live_peak does.
 PeakMoment peak_moment(const profile::Profile& whole);

@@ -139,6 +139,7 @@ void SampleSelection::finish(Profile& profile) const {
   check_named(profile, filter_);
   auto [from, to] = window(profile);
   // The recording now spans --from to --to: durations, ages and quarters are of that window.
+  profile.recorded_start_nanos = recording_start(profile);
   for (auto& p : profile.processes) {
     p.start_nanos = std::max(p.start_nanos, from);
     p.end_nanos = std::max(p.start_nanos, std::min(p.end_nanos, to));

@@ -21,7 +21,7 @@ struct Timeline {
   std::vector<double> allocated_bytes;  // per bin
   std::vector<double> live_bytes;       // at the end of each bin; empty without live data
   double peak_live_bytes = 0;
-  int64_t peak_live_nanos = 0;  // since start_nanos
+  int64_t peak_live_nanos = 0;  // since start_nanos (a report's: since the recording's start)
 };
 
 // How long after `start` `time` is (0 when not after it), whatever the two times (a

@@ -333,7 +333,7 @@ void write_json_report(const Report& r, std::ostream& out) {
   json.field("by", by_name(r.options));
   json.field("source", r.source == AllocationSource::Native ? "native" : "java-heap");
   json.field("estimates", r.estimates);
-  json.field("start_time_ns", r.start_nanos);
+  json.field("start_time_ns", r.recording_start_nanos);
   json.field("duration_seconds", seconds(r.end_nanos - r.start_nanos));
   json.key("sampling_interval_bytes");
   if (r.sampling_interval)

@@ -449,7 +449,9 @@ void write_timeline(const Report& r, std::ostream& out) {
   out << "  allocated  " << sparkline(t.allocated_bytes, columns) << "\n"
       << indent << "~" << format_bytes(total / seconds / static_cast<double>(t.allocated_bytes.size()))
       << "/s on average, peak ~" << format_bytes(*peak / seconds) << "/s at "
-      << format_duration(static_cast<int64_t>(peak - t.allocated_bytes.begin()) * t.bin_nanos) << "\n";
+      << format_duration(static_cast<int64_t>(peak - t.allocated_bytes.begin()) * t.bin_nanos +
+                         nanos_since(r.recording_start_nanos, r.start_nanos))
+      << "\n";
 }
 
 std::string signed_bytes(double bytes) {
