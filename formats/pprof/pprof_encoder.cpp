@@ -1,6 +1,4 @@
 // Field numbers from profile.proto (google/pprof, package perftools.profiles).
-#include <unordered_map>
-
 #include "formats/pprof/pprof_profile.h"
 #include "formats/pprof/protobuf.h"
 
@@ -20,28 +18,6 @@ enum ProfileField : uint32_t {
   kPeriod = 12,
   kComment = 13,
   kDefaultSampleType = 14,
-};
-
-// Index 0 is "", which every unset string field refers to.
-class StringTable {
- public:
-  StringTable() { strings_.emplace_back(); }
-
-  int64_t index(const std::string& s) {
-    if (s.empty()) return 0;
-    auto [it, added] = indexes_.try_emplace(s, static_cast<int64_t>(strings_.size()));
-    if (added) strings_.push_back(s);
-    return it->second;
-  }
-
-  void write(ProtoMessage& profile) const {
-    profile.empty_field(kStringTable);
-    for (size_t i = 1; i < strings_.size(); i++) profile.bytes_field(kStringTable, strings_[i]);
-  }
-
- private:
-  std::vector<std::string> strings_;
-  std::unordered_map<std::string, int64_t> indexes_;
 };
 
 ProtoMessage value_type(const ValueType& v, StringTable& strings) {
@@ -90,12 +66,7 @@ ProtoMessage location(uint64_t id, const Location& loc) {
   m.varint_field(1, id);
   m.varint_field(2, loc.mapping_id);
   m.varint_field(3, loc.address);
-  for (const auto& l : loc.lines) {
-    ProtoMessage line;
-    line.varint_field(1, l.function_id);
-    line.signed_field(2, l.line);
-    m.message_field(4, line);
-  }
+  for (const auto& l : loc.lines) m.message_field(4, line_message(l));
   return m;
 }
 
@@ -111,6 +82,13 @@ ProtoMessage function(uint64_t id, const Function& f, StringTable& strings) {
 
 }  // namespace
 
+ProtoMessage line_message(const Line& line) {
+  ProtoMessage m;
+  m.varint_field(1, line.function_id);
+  m.signed_field(2, line.line);
+  return m;
+}
+
 std::string encode(const Profile& p) {
   StringTable strings;
   ProtoMessage out;
@@ -125,7 +103,7 @@ std::string encode(const Profile& p) {
   out.signed_field(kPeriod, p.period);
   for (const auto& c : p.comments) out.signed_field(kComment, strings.index(c));
   out.signed_field(kDefaultSampleType, strings.index(p.default_sample_type));
-  strings.write(out);  // last, as Go does: every string is known by now
+  strings.write(out, kStringTable);  // last, as Go does: every string is known by now
   return out.bytes();
 }
 

@@ -75,4 +75,8 @@ struct Profile {
 // The serialized message, uncompressed.
 std::string encode(const Profile& profile);
 
+class ProtoMessage;
+// A Line message (OTLP's profiles.proto numbers its fields as profile.proto does).
+ProtoMessage line_message(const Line& line);
+
 }  // namespace nmprof::pprof

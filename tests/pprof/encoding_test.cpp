@@ -35,6 +35,34 @@ TEST(ProtoMessage, PackedValuesKeepZeros) {
   EXPECT_EQ(m.bytes(), bytes({0x12, 0x03, 0x00, 0x00, 0x05}));
 }
 
+TEST(ProtoMessage, Fixed64IsEightBytesLittleEndian) {
+  ProtoMessage m;
+  m.fixed64_field(3, 0x0102030405060708);
+  m.fixed64_field(4, 0);  // proto3 default: left out
+  EXPECT_EQ(m.bytes(), bytes({0x19, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01}));
+}
+
+TEST(ProtoMessage, ElementsOfRepeatedFieldsAreWrittenEvenWhenEmpty) {
+  ProtoMessage empty, one;
+  one.varint_field(1, 5);
+  ProtoMessage m;
+  m.element_field(2, empty);  // index 0 of an OTLP table: its position counts
+  m.element_field(2, one);
+  m.message_field(3, empty);  // a singular message at its default: left out
+  EXPECT_EQ(m.bytes(), bytes({0x12, 0x00, 0x12, 0x02, 0x08, 0x05}));
+}
+
+TEST(StringTable, IndexesEachStringOnceWithTheEmptyStringFirst) {
+  StringTable strings;
+  EXPECT_EQ(strings.index("a"), 1);
+  EXPECT_EQ(strings.index(""), 0);
+  EXPECT_EQ(strings.index("b"), 2);
+  EXPECT_EQ(strings.index("a"), 1);
+  ProtoMessage m;
+  strings.write(m, 5);
+  EXPECT_EQ(m.bytes(), bytes({0x2a, 0x00, 0x2a, 0x01, 'a', 0x2a, 0x01, 'b'}));
+}
+
 TEST(Encode, MatchesTheSpecWalkThrough) {
   Profile p;
   p.sample_types = {{"alloc_objects", "count"}, {"alloc_space", "bytes"}};
