@@ -16,7 +16,7 @@ ROOT = Path(__file__).parent.parent
 # The README first, then docs/ in name order: the examples keep one order from run to run.
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 NEEDS = ("java", "php", "attach", "--tag", "--by attribute", "--by span", "--context-attributes", "./bin/",
-         "LD_PRELOAD", "script.jfr", "./server")
+         "LD_PRELOAD", "script.jfr", "./server", "--upload", "--otlp")
 
 
 def examples():

@@ -35,6 +35,7 @@
 #include "cli/report/report_command.h"
 #include "cli/run/profile_signals.h"
 #include "cli/signals.h"
+#include "cli/upload/uploader.h"
 #include "common/safe_file.h"
 #include "formats/text/utf8.h"
 #include "protocol/attach_request.h"
@@ -329,15 +330,23 @@ attach::Result<void> collect_all(const Session& session, AttachRecordings& recor
                      [&](pid_t child) { return session.stop_child(child, timeout); });
 }
 
-// Converts the collected recording to the format -o names, and summarizes it. Returns
-// the exit status: kExitFailure when the conversion failed.
-int summarize(const std::string& output, const AttachOptions& options) {
+// Converts the collected recording to the format -o names, summarizes it, and uploads
+// it (with --upload, --otlp). Returns the exit status: kExitFailure when the
+// conversion failed.
+int summarize(const std::string& output, const AttachOptions& options, upload::Uploader* uploader) {
+  upload::ChunkRequests requests;  // made before the conversion may remove the recording
+  if (uploader)
+    requests = uploader->prepare({report::recording_path(output, options.keep_jfr), output, 0, 0, options.pid, ""});
   int status = report::deliver_recording(
       {report::recording_path(output, options.keep_jfr), output, options.keep_jfr, options.top, options.quiet, std::nullopt,
        "live at end"},  // the JVM may run on
       std::cerr);
   if (!options.recording.no_live && !options.quiet)
     std::cerr << "  note: live blocks are those allocated since the attach; earlier ones are not known\n";
+  if (uploader) {
+    uploader->send(std::move(requests));
+    uploader->finish();
+  }
   return status;
 }
 
@@ -367,7 +376,8 @@ int start_failed(const Session& session, AttachRecordings& recordings, const att
   return fail(kExitFailure, error.message);
 }
 
-int one_shot(const Session& session, const AttachOptions& options, const std::string& output) {
+int one_shot(const Session& session, const AttachOptions& options, const std::string& output,
+             upload::Uploader* uploader) {
   std::string error;
   AttachRequest start = start_request(options, session, &error);
   if (!error.empty()) return fail(kExitUsage, error);
@@ -413,12 +423,12 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
                                timeout_of(options));
   attach::remove_if_empty(session.tmp());
   if (!collected) return fail(kExitFailure, collected.error().message);
-  return summarize(output, options);
+  return summarize(output, options, uploader);
 }
 
 // Copies out the recording the agent's reply to dump or stop names (`in_target`).
 int deliver_taken(const Session& session, const AttachOptions& options, const std::string& output, bool stop,
-                  const std::string& in_target) {
+                  const std::string& in_target, upload::Uploader* uploader) {
   std::string recording_path = report::recording_path(output, options.keep_jfr);
   if (std::string stem = recording_stem(session.target(), session.tmp(), in_target); !stem.empty()) {
     // With the recordings of the processes the target forked meanwhile.
@@ -433,25 +443,26 @@ int deliver_taken(const Session& session, const AttachOptions& options, const st
         collected = kept(collected.error(), recordings);
     }
     if (!collected) return fail(kExitFailure, collected.error().message);
-    return summarize(output, options);
+    return summarize(output, options, uploader);
   }
   auto recording = attach::open_in_target(session.target(), in_target);
   if (!recording) return fail(kExitFailure, recording.error().message);
   // A recording nmprof did not start is not nmprof's to delete (file= of -agentpath is the user's).
   auto collected = collect(recording->get(), recording_path);
   if (!collected) return fail(kExitFailure, collected.error().message);
-  return summarize(output, options);
+  return summarize(output, options, uploader);
 }
 
 // dump and stop: the agent says where its recording is; nmprof copies it out. Once the
 // agent has replied, a signal waits until the output is written (Ctrl-C during a
 // stop's collection left the recordings in the target's /tmp, during the conversion
 // to -o x.html a .nmprof-x.jfr beside the output).
-int take_recording(const Session& session, const AttachOptions& options, const std::string& output, bool stop) {
+int take_recording(const Session& session, const AttachOptions& options, const std::string& output, bool stop,
+                   upload::Uploader* uploader) {
   auto reply = session.send({stop ? AttachCommand::Stop : AttachCommand::Dump, {}});
   if (!reply) return fail(kExitFailure, reply.error().message);
   ProfileSignals signals;
-  int status = deliver_taken(session, options, output, stop, value(*reply, "file"));
+  int status = deliver_taken(session, options, output, stop, value(*reply, "file"), uploader);
   signals.end_by_held_signal();
   return status;
 }
@@ -460,7 +471,7 @@ int take_recording(const Session& session, const AttachOptions& options, const s
 // delivered (by stop: and removed, with its forked processes' recordings, stopped
 // first if they still record), or named (status). Nothing when it left nothing.
 std::optional<int> take_left_recording(const AttachOptions& options, const std::string& output,
-                                       const std::string& agent) {
+                                       const std::string& agent, upload::Uploader* uploader) {
   auto left = find_left_recordings(options.pid);
   if (!left) return std::nullopt;
   AttachRecordings recordings(left->owner, left->tmp, left->stem);
@@ -486,7 +497,7 @@ std::optional<int> take_left_recording(const AttachOptions& options, const std::
     });
   else if (collected = recordings.write_to(recording_path); !collected && recordings.hold_a_recording())
     collected = kept(collected.error(), recordings);
-  int status = collected ? summarize(output, options) : fail(kExitFailure, collected.error().message);
+  int status = collected ? summarize(output, options, uploader) : fail(kExitFailure, collected.error().message);
   signals.end_by_held_signal();
   return status;
 }
@@ -589,6 +600,7 @@ void add_attach_command(CLI::App& app, AttachOptions& options) {
   attach->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
   attach->add_flag("--keep-jfr", options.keep_jfr, "With -o in another format (x.pb.gz), keep the JFR too (x.jfr)");
   add_trust_environment_flag(attach, options.trust_environment);
+  add_upload_options(attach, options.upload);
   attach->add_flag("--force", options.force,
                    "Attach through ptrace to a process under seccomp all the same: a call its filter refuses kills "
                    "it (man nmprof)");
@@ -615,18 +627,24 @@ int attach_command(const AttachOptions& options) {
   if (writes_output && !check_output(output, &error)) return fail(kExitFailure, error);
   std::string agent = find_agent(options.trust_environment, &error);
   if (agent.empty()) return fail(kExitFailure, error);
+  if (options.upload.wanted() && !options.action.empty() && options.action != "stop")
+    return fail(kExitUsage, "--upload and --otlp send what a one-shot attach or a stop collects, not what " +
+                                options.action + " does");
+  int failed = 0;
+  auto uploader = upload::start_uploads(options.upload, options.recording.tags, options.quiet, &failed);
+  if (failed) return failed;
 
   // Ended since its attach began: what the agent left is still there.
   if (!starts && attach::has_ended(options.pid))
-    if (auto taken = take_left_recording(options, output, agent)) return *taken;
+    if (auto taken = take_left_recording(options, output, agent, uploader.get())) return *taken;
   auto opened = open_session(options, starts, agent);
   if (!opened) return fail(kExitFailure, opened.error().message);
   const Session& session = *opened;
 
-  if (options.action.empty()) return one_shot(session, options, output);
+  if (options.action.empty()) return one_shot(session, options, output, uploader.get());
   if (options.action == "status") return status(session);
   if (options.action == "dump" || options.action == "stop")
-    return take_recording(session, options, output, options.action == "stop");
+    return take_recording(session, options, output, options.action == "stop", uploader.get());
   AttachRequest start = start_request(options, session, &error);
   if (!error.empty()) return fail(kExitUsage, error);
   auto started = session.send(start);

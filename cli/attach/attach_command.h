@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/options/recording_options.h"
+#include "cli/options/upload_options.h"
 
 namespace nmprof::cli {
 
@@ -24,6 +25,7 @@ struct AttachOptions {
   bool trust_environment = false;  // NMPROF_AGENT under sudo (agent_location.h)
   double timeout = 10;  // seconds the target gets to answer
   bool force = false;   // attach through ptrace to a process under seccomp all the same
+  UploadOptions upload;  // one shot and stop
 };
 
 void add_attach_command(CLI::App& app, AttachOptions& options);

@@ -16,7 +16,7 @@ struct OptionInfo {
 
 // The options whose value is a file; other values (sizes, counts, tags) get no completion.
 bool names_a_file(const CLI::Option& option) {
-  for (const char* name : {"output", "diff"})
+  for (const char* name : {"output", "diff", "upload-header-file"})
     if (option.check_lname(name)) return true;
   return false;
 }
@@ -53,6 +53,7 @@ std::vector<CommandInfo> commands_of(const CLI::App& app) {
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
     CommandInfo command{sub->get_name(), first_line(sub->get_description()), {}, false};
     for (const CLI::Option* opt : sub->get_options()) {
+      if (opt->get_group().empty()) continue;  // hidden: --upload-header, which is refused
       if (opt->get_positional()) {
         if (opt->get_name() == "command") command.runs_a_program = true;
         continue;

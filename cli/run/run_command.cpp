@@ -26,6 +26,7 @@
 #include "cli/run/program_check.h"
 #include "cli/run/seccomp_probe.h"
 #include "cli/run/surviving_processes.h"
+#include "cli/upload/uploader.h"
 #include "common/signal_text.h"
 #include "formats/text/utf8.h"
 #include "protocol/agent_options.h"
@@ -43,7 +44,8 @@ std::string appended(const char* name, const std::string& value) {
 // Merges the recordings of the command's processes into the output and summarizes
 // it. Returns nmprof's exit status.
 int write_profile(const RunOptions& options, StagingDirectory& staging, const std::vector<SurvivingProcess>& survivors,
-                  const std::vector<ExecFromVforkChild>& execs, const ChildExit& child, time_t started) {
+                  const std::vector<ExecFromVforkChild>& execs, const ChildExit& child, time_t started,
+                  upload::Uploader* uploader) {
   std::string error;
   std::string output = expand_path_template(options.output, child.pid, local_time_text(started));
   std::string recording = report::recording_path(output, options.keep_jfr);
@@ -69,12 +71,17 @@ int write_profile(const RunOptions& options, StagingDirectory& staging, const st
               << " executable, or one started without nmprof's LD_PRELOAD), could not write its file, or the"
               << " program ended by a raw exit_group (as Go programs do) before the agent's first write\n";
   } else {
+    // Made from the recording, which the conversion to -o's format may remove; sent
+    // once the output is written.
+    upload::ChunkRequests requests;
+    if (uploader) requests = uploader->prepare({recording, output, 0, 0, child.pid, options.command[0]});
     // The summary goes to stderr, like the program's diagnostics, so it never mixes
     // into the program's own output.
     int delivered = report::deliver_recording(
         {recording, output, options.keep_jfr, options.top, options.quiet, options.fail_on_live, "live at exit",
          merged.programs_unrecorded, options.confidence},
         std::cerr);
+    if (uploader) uploader->send(std::move(requests));
     // nmprof exits normally with 128 + the signal: the shell does not say that the
     // command crashed, so nmprof does (but, as shells, not for an interrupt or a pipe;
     // and -q says where the file is, nothing else).
@@ -121,6 +128,7 @@ void add_run_command(CLI::App& app, RunOptions& options) {
   add_confidence_option(run, options.confidence);
   run->add_flag("--keep-jfr", options.keep_jfr, "With -o in another format (x.pb.gz), keep the JFR too (x.jfr)");
   add_trust_environment_flag(run, options.trust_environment);
+  add_upload_options(run, options.upload);
   run->add_option("command", options.command, "The program and its arguments, after --")->required();
   run->footer(
       "Examples:\n"
@@ -142,6 +150,9 @@ int run_command(const RunOptions& options) {
     return fail(error.rfind("command not found", 0) == 0 ? kExitNotFound : kExitCannotRun, error);
   std::string agent_path = find_agent(options.trust_environment, &error);
   if (agent_path.empty()) return fail(kExitFailure, error);
+  int failed = 0;
+  auto uploader = upload::start_uploads(options.upload, options.recording.tags, options.quiet, &failed);
+  if (failed) return failed;
   int seccomp_filters = checked_seccomp_filters(agent_path, &error);
   if (seccomp_filters < 0) return fail(kExitCannotRun, error);
   agent.seccomp_checked = static_cast<unsigned>(seccomp_filters);
@@ -177,8 +188,9 @@ int run_command(const RunOptions& options) {
   }
   broker.close_command_end();
   std::vector<SurvivingProcess> survivors = surviving_processes(broker.holders());
-  int status = write_profile(options, staging, survivors, broker.execs(), child, started);
+  int status = write_profile(options, staging, survivors, broker.execs(), child, started, uploader.get());
   broker.stop();
+  if (uploader) uploader->finish();
   signals.end_by_held_signal();
   return status;
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/options/recording_options.h"
+#include "cli/options/upload_options.h"
 #include "cli/report/model/sampling_error.h"
 
 namespace nmprof::cli {
@@ -24,6 +25,7 @@ struct RunOptions {
   bool trust_environment = false;  // NMPROF_AGENT under sudo (agent_location.h)
   std::optional<uint64_t> fail_on_live;  // exit kExitGate when more was live at the end
   double confidence = report::kDefaultConfidence;  // of the gate and the summary's intervals
+  UploadOptions upload;
   std::vector<std::string> command;
 };
 
