@@ -50,11 +50,11 @@ def leak(programs):
 
 
 @contextlib.contextmanager
-def started(nmprof, *args):
+def started(nmprof, *args, **popen):
     """nmprof in the background, in a session of its own (killed with all it started
     if the test leaves it running)."""
     proc = subprocess.Popen([str(nmprof), *map(str, args)], stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, **popen)
     try:
         yield proc
     finally:
@@ -449,15 +449,32 @@ def test_a_refusal_is_said_once_with_the_servers_message_and_not_retried(nmprof,
     assert out.read_bytes()[:2] == b"\x1f\x8b"
 
 
+def test_a_redirect_is_named_not_followed(nmprof, leak, server, tmp_path):
+    s = server(script=[(308, {"Location": "https://127.0.0.1:1/ingest"})])  # http:// sent on to https://
+    out = tmp_path / "leak.pb.gz"
+    result = upload_run(nmprof, leak, out, "--upload", s.url(), "--upload-timeout", "5", leaks=500)
+    assert result.returncode == 0, result.stderr
+    [line] = warnings(result)
+    assert line == (f"nmprof: warning: Pyroscope at {s.url()} did not take {out} (HTTP 308: redirected to "
+                    "https://127.0.0.1:1/ingest, which nmprof does not follow); it stays on disk"), line
+    assert len(s.requests) == 1
+
+
+def flush_after_request(nmprof, leak, s, out, timeout):
+    """nmprof run uploading to `s`: its exit status, its stderr, and how long it took
+    to end after the server's first request."""
+    with started(nmprof, "run", "--nativemem", "64k", "-o", out, "--upload", s.url(), "--upload-timeout", timeout,
+                 "--", leak, 1, 500) as proc:
+        [request] = s.wait_for(1)
+        _, err = proc.communicate(timeout=60)
+        return proc.returncode, err, time.monotonic() - request.time
+
+
 def test_a_server_that_never_answers_costs_at_most_the_upload_timeout(nmprof, leak, server, tmp_path):
     s = server(script=["hang"])
     out = tmp_path / "leak.jfr"
-    with started(nmprof, "run", "--nativemem", "64k", "-o", out, "--upload", s.url(), "--upload-timeout", "2",
-                 "--", leak, 1, 500) as proc:
-        [request] = s.wait_for(1)
-        _, err = proc.communicate(timeout=30)
-        waited = time.monotonic() - request.time
-    assert proc.returncode == 0, err
+    status, err, waited = flush_after_request(nmprof, leak, s, out, 2)
+    assert status == 0, err
     assert waited <= 2 + 1, waited  # the timeout, and a little
     [line] = [l for l in err.splitlines() if "warning" in l]
     assert line == (f"nmprof: warning: {out} was not sent to Pyroscope at {s.url()} (not taken within "
@@ -487,7 +504,36 @@ def test_an_interrupt_cuts_the_flush_short_and_names_the_file(nmprof, leak, serv
         _, err = proc.communicate(timeout=10)
     assert proc.returncode == -signal.SIGTERM, err  # ends by the signal, as a shell expects
     assert f"{out} was not sent to Pyroscope at {s.url()} (interrupted; no answer yet); it stays on disk" in err
+    assert "came while the profile is written" not in err  # it was written before the upload began
     assert report_json(nmprof, out)["totals"]["estimated_bytes"] > 0
+
+
+def test_a_signal_nmprof_ignores_does_not_cut_the_flush_short(nmprof, leak, server, tmp_path):
+    """Under nohup a hangup is ignored: the upload goes on (it was abandoned at once)."""
+    s = server(script=[(503, {"Retry-After": "2"})])
+    out = tmp_path / "leak.pb.gz"
+    with started(nmprof, "run", "--nativemem", "64k", "-o", out, "--upload", s.url(), "--upload-timeout", "30",
+                 "--", leak, 1, 500, preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN)) as proc:
+        s.wait_for(1)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGHUP)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    first, second = s.wait_for(2)
+    assert second.payload == out.read_bytes()
+    assert "profile sent to Pyroscope" in err and "warning" not in err, err
+
+
+def test_a_retry_after_past_the_upload_timeout_ends_the_flush_and_says_so(nmprof, leak, server, tmp_path):
+    s = server(script=[(429, {"Retry-After": "3600"})])
+    out = tmp_path / "leak.pb.gz"
+    status, err, waited = flush_after_request(nmprof, leak, s, out, 20)
+    assert status == 0, err
+    assert waited < 5, waited  # not the 20 s of --upload-timeout: no attempt could come within them
+    [line] = [l for l in err.splitlines() if "warning" in l]
+    assert re.fullmatch(rf"nmprof: warning: {re.escape(str(out))} was not sent to Pyroscope at {s.url()} \(the server "
+                        r"asked to wait 3(600|599) s more \(Retry-After\), past --upload-timeout 20 s; last: HTTP 429: "
+                        r"scripted 429\); it stays on disk", line), line
 
 
 def certificate(tmp_path):
@@ -522,7 +568,8 @@ def test_https_to_a_plain_http_server_is_a_tls_error_without_retries(nmprof, lea
     result = upload_run(nmprof, leak, out, "--upload", s.url("https"), "--upload-timeout", "30", leaks=500)
     assert time.monotonic() - start < 20
     [line] = warnings(result)
-    assert "(TLS: " in line and "it stays on disk" in line, line
+    assert "(TLS: " in line and "the server does not speak TLS: an http:// URL?" in line, line
+    assert "it stays on disk" in line, line
     assert "retrying" not in result.stderr
 
 
@@ -596,6 +643,8 @@ def refused(result, code, *words):
 @pytest.mark.parametrize("options, words", [
     (["--upload-header", "Authorization: Bearer x"], ["--upload-header: not taken on the command line, where ps shows it", "NMPROF_UPLOAD_HEADERS"]),
     (["--upload", "localhost:4040"], ["--upload: 'localhost:4040' is not a URL"]),
+    (["--upload", ""], ["--upload: empty URL"]),  # "$PYROSCOPE_URL" unset: it sent nothing, silently
+    (["--otlp", ""], ["--otlp: empty URL"]),
     (["--upload", "ftp://host"], ["not an http:// or https:// URL"]),
     (["--upload", "https://user:pw@host"], ["credentials, which would show in ps"]),
     (["--otlp", "http://host:99999"], ["--otlp", "no valid host[:port]"]),
@@ -629,6 +678,29 @@ def test_a_header_file_others_may_read_is_refused(nmprof, tmp_path):
 def test_attach_start_with_upload_is_refused(nmprof):
     refused(run(nmprof, "attach", os.getpid(), "start", "--upload", "http://h"), 2,
             "send what a one-shot attach or a stop collects")
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None, reason="a small tmpfs in a mount namespace")
+def test_an_output_that_could_not_be_written_names_the_recording_kept(nmprof, leak, server, tmp_path):
+    """A full disk: the recording fits, its conversion to HTML (the page alone is more
+    than 30 KiB) does not; the profile is still sent, and a refusal names the file that
+    is on disk, the recording, not the output that is not."""
+    s = server(script=[400])
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    out = disk / "leak.html"
+    script = (f"mount -t tmpfs -o size=40k tmpfs {disk} && exec {nmprof} run --nativemem 64k -o {out} "
+              f"--upload {s.url()} --upload-timeout 5 -- {leak} 1 500")
+    result = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1, result.stderr  # the output could not be written
+    kept = disk / ".nmprof-leak.jfr"
+    assert f"could not be converted to {out} (cannot write {out}: No space left on device); it is kept in " \
+           f"{kept}" in result.stderr, result.stderr
+    [request] = s.wait_for(1)
+    assert request.param("format") == "pprof"
+    [line] = warnings(result)
+    assert line == (f"nmprof: warning: Pyroscope at {s.url()} did not take {kept} (HTTP 400: scripted refusal 400); "
+                    "it stays on disk"), line
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None, reason="hides libcurl in a mount namespace")

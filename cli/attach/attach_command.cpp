@@ -47,10 +47,10 @@ constexpr double kMaxDuration = 365 * 24 * 3600;
 constexpr double kMinTimeout = 0.001;  // a millisecond: requests wait in whole ones
 constexpr double kMaxTimeout = 24 * 3600;
 
-volatile sig_atomic_t g_interrupted = 0;
+volatile sig_atomic_t g_interrupts = 0;  // of a one-shot attach: the first ends its recording
 
 void on_interrupt(int signo, siginfo_t* info, void*) {
-  if (!raised_by_own_write(signo, info)) g_interrupted = 1;
+  if (!raised_by_own_write(signo, info)) g_interrupts = g_interrupts + 1;
 }
 
 std::string value(const AttachReply& reply, const char* key) {
@@ -330,9 +330,9 @@ attach::Result<void> collect_all(const Session& session, AttachRecordings& recor
                      [&](pid_t child) { return session.stop_child(child, timeout); });
 }
 
-// Converts the collected recording to the format -o names, summarizes it, and uploads
-// it (with --upload, --otlp). Returns the exit status: kExitFailure when the
-// conversion failed.
+// Converts the collected recording to the format -o names, summarizes it, and queues
+// its uploads (with --upload, --otlp; the caller waits for them with
+// Uploader::finish). Returns the exit status: kExitFailure when the conversion failed.
 int summarize(const std::string& output, const AttachOptions& options, upload::Uploader* uploader) {
   upload::ChunkRequests requests;  // made before the conversion may remove the recording
   if (uploader)
@@ -343,10 +343,7 @@ int summarize(const std::string& output, const AttachOptions& options, upload::U
       std::cerr);
   if (!options.recording.no_live && !options.quiet)
     std::cerr << "  note: live blocks are those allocated since the attach; earlier ones are not known\n";
-  if (uploader) {
-    uploader->send(std::move(requests));
-    uploader->finish();
-  }
+  if (uploader) uploader->send(std::move(requests), status != kExitFailure);
   return status;
 }
 
@@ -407,7 +404,7 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
   }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.duration);
   bool exited = false;
-  while (!g_interrupted && !(exited = end.ended(std::chrono::milliseconds(100))))
+  while (!g_interrupts && !(exited = end.ended(std::chrono::milliseconds(100))))
     if (options.duration > 0 && std::chrono::steady_clock::now() >= deadline) break;
   if (exited) {
     // Killed: what it did since its agent last wrote is missing, and the summary says so.
@@ -423,7 +420,10 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
                                timeout_of(options));
   attach::remove_if_empty(session.tmp());
   if (!collected) return fail(kExitFailure, collected.error().message);
-  return summarize(output, options, uploader);
+  sig_atomic_t stopped_by = g_interrupts;  // later ones end the uploads' flush
+  int status = summarize(output, options, uploader);
+  if (uploader) uploader->finish([stopped_by] { return g_interrupts > stopped_by; });
+  return status;
 }
 
 // Copies out the recording the agent's reply to dump or stop names (`in_target`).
@@ -463,6 +463,7 @@ int take_recording(const Session& session, const AttachOptions& options, const s
   if (!reply) return fail(kExitFailure, reply.error().message);
   ProfileSignals signals;
   int status = deliver_taken(session, options, output, stop, value(*reply, "file"), uploader);
+  if (uploader) uploader->finish(signals.profile_written());
   signals.end_by_held_signal();
   return status;
 }
@@ -498,6 +499,7 @@ std::optional<int> take_left_recording(const AttachOptions& options, const std::
   else if (collected = recordings.write_to(recording_path); !collected && recordings.hold_a_recording())
     collected = kept(collected.error(), recordings);
   int status = collected ? summarize(output, options, uploader) : fail(kExitFailure, collected.error().message);
+  if (uploader) uploader->finish(signals.profile_written());
   signals.end_by_held_signal();
   return status;
 }

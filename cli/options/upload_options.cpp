@@ -7,16 +7,25 @@ namespace nmprof::cli {
 
 constexpr double kMaxUploadTimeout = 3600;
 
+// An empty URL (`--upload "$PYROSCOPE_URL"` with the variable unset) would send
+// nothing without a word.
+CLI::Validator url_given() {
+  return CLI::Validator([](std::string& text) { return text.empty() ? std::string("empty URL") : std::string(); },
+                        "");  // --help names the value (URL)
+}
+
 void add_upload_options(CLI::App* command, UploadOptions& options) {
   const char* group = "Upload";
   command->add_option("--upload", options.pyroscope, "Send the profile to this Pyroscope server (its base URL)")
       ->type_name("URL")
+      ->check(url_given())
       ->group(group);
   command
       ->add_option("--otlp", options.otlp,
                    "Send the profile to this OpenTelemetry collector (OTLP/HTTP; its base URL, or the full "
                    "URL of its profiles endpoint)")
       ->type_name("URL")
+      ->check(url_given())
       ->group(group);
   command
       ->add_option("--app", options.app,

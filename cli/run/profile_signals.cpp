@@ -12,6 +12,7 @@ namespace {
 
 volatile sig_atomic_t g_command = 0;  // the command's pid while it runs
 volatile sig_atomic_t g_held = 0;     // the first signal that asked nmprof to end after it
+volatile sig_atomic_t g_written = 0;  // the profile is written: uploads may still wait
 sigset_t g_ignored;                   // what nmprof ignored when it started: never held
 
 bool ends_nmprof(int signo) { return signo == SIGINT || signo == SIGTERM || signo == SIGHUP || signo == SIGQUIT; }
@@ -36,12 +37,13 @@ void on_signal(int signo, siginfo_t* info, void*) {
   }
   if (!ends_nmprof(signo) || sigismember(&g_ignored, signo) || g_held) return;
   g_held = signo;
-  say_held(signo);
+  if (!g_written) say_held(signo);
 }
 
 }  // namespace
 
 ProfileSignals::ProfileSignals() {
+  g_written = 0;
   struct sigaction ours = {};
   ours.sa_sigaction = on_signal;
   ours.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -70,6 +72,11 @@ void ProfileSignals::restore_in_child() const {
 }
 
 void ProfileSignals::set_command(pid_t pid) { g_command = pid; }
+
+std::function<bool()> ProfileSignals::profile_written() const {
+  g_written = 1;
+  return [] { return g_held != 0; };
+}
 
 void ProfileSignals::end_by_held_signal() const {
   int signo = g_held;

@@ -18,6 +18,7 @@
 
 #include <signal.h>
 
+#include <functional>
 #include <iterator>
 
 #include "cli/signals.h"
@@ -39,6 +40,12 @@ class ProfileSignals {
   void restore_in_child() const;
   // The command's pid while it runs, 0 once it has ended.
   void set_command(pid_t pid);
+
+  // The profile is written, and only uploads wait: a signal that asks nmprof to end
+  // says nothing of its own from now on (the uploader names what it cut short).
+  // Returns whether one came since the command ended (one that nmprof ignored when it
+  // started, under nohup, does not count), for the uploads' flush (Uploader::finish).
+  std::function<bool()> profile_written() const;
 
   // Once the profile is written (or could not be): ends nmprof by the signal held
   // meanwhile, as its default action would have (without SIGQUIT's core dump).

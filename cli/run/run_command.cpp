@@ -81,7 +81,7 @@ int write_profile(const RunOptions& options, StagingDirectory& staging, const st
         {recording, output, options.keep_jfr, options.top, options.quiet, options.fail_on_live, "live at exit",
          merged.programs_unrecorded, options.confidence},
         std::cerr);
-    if (uploader) uploader->send(std::move(requests));
+    if (uploader) uploader->send(std::move(requests), delivered != kExitFailure);
     // nmprof exits normally with 128 + the signal: the shell does not say that the
     // command crashed, so nmprof does (but, as shells, not for an interrupt or a pipe;
     // and -q says where the file is, nothing else).
@@ -190,7 +190,7 @@ int run_command(const RunOptions& options) {
   std::vector<SurvivingProcess> survivors = surviving_processes(broker.holders());
   int status = write_profile(options, staging, survivors, broker.execs(), child, started, uploader.get());
   broker.stop();
-  if (uploader) uploader->finish();
+  if (uploader) uploader->finish(signals.profile_written());
   signals.end_by_held_signal();
   return status;
 }

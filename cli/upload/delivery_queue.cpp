@@ -44,6 +44,7 @@ Settled DeliverySchedule::settle(const HttpResult& result, TimePoint now) {
   if (settled.outcome == Outcome::Retry) {
     settled.delay = retry_delay(backoff_, front.failures, result, std::uniform_real_distribution<>(0, 1)(random_));
     front.due = now + std::chrono::duration_cast<Clock::duration>(settled.delay);
+    front.retry_after = result.retry_after.has_value();
     return settled;
   }
   bytes_ -= front.delivery.request.body.size();
@@ -51,9 +52,12 @@ Settled DeliverySchedule::settle(const HttpResult& result, TimePoint now) {
   return settled;
 }
 
-std::vector<Undelivered> DeliverySchedule::abandon() {
+std::vector<Undelivered> DeliverySchedule::abandon(TimePoint now) {
   std::vector<Undelivered> left;
-  for (const Pending& p : pending_) left.push_back({p.delivery.chunk, p.last_failure});
+  for (const Pending& p : pending_) {
+    left.push_back({p.delivery.chunk, p.last_failure, std::nullopt});
+    if (p.retry_after && p.due > now) left.back().retry_after = std::chrono::duration_cast<Duration>(p.due - now);
+  }
   pending_.clear();
   bytes_ = 0;
   return left;
@@ -121,7 +125,7 @@ std::vector<Undelivered> DeliveryQueue::finish(TimePoint deadline, const std::fu
   }
   lock.unlock();
   stop();
-  return schedule_.abandon();
+  return schedule_.abandon(Clock::now());
 }
 
 void DeliveryQueue::stop() {

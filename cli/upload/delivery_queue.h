@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -46,6 +47,8 @@ struct Settled {
 struct Undelivered {
   std::string chunk;
   std::string last_failure;  // "" when no attempt was answered
+  // The server's Retry-After when the delivery was waiting for it, not being sent.
+  std::optional<Duration> retry_after;
 };
 
 // "HTTP 400: invalid label", "TLS: certificate has expired", curl's words.
@@ -67,8 +70,8 @@ class DeliverySchedule {
   // What the attempt of the delivery due() gave came to: delivered and refused ones
   // leave the queue, others are due again after the backoff.
   Settled settle(const HttpResult& result, TimePoint now);
-  // Empties the queue: what is left was not delivered.
-  std::vector<Undelivered> abandon();
+  // Empties the queue at `now`: what is left was not delivered.
+  std::vector<Undelivered> abandon(TimePoint now);
 
  private:
   struct Pending {
@@ -76,6 +79,7 @@ class DeliverySchedule {
     int failures = 0;
     TimePoint due;
     std::string last_failure;
+    bool retry_after = false;  // `due` is what the last answer's Retry-After said
   };
   std::deque<Pending> pending_;
   size_t bytes_ = 0;

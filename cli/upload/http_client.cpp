@@ -15,6 +15,7 @@ namespace {
 constexpr const char* kLibrary = "libcurl.so.4";
 constexpr unsigned kOldestVersion = 0x074400;  // 7.68.0: curl_multi_poll
 constexpr size_t kMaxResponseBytes = 64 * 1024;
+constexpr size_t kShownBytes = 200;  // of a server's message
 constexpr long kConnectTimeoutMs = 10'000;
 constexpr long kStalledSeconds = 60;  // a server that takes nothing for this long is retried
 constexpr int kPollMs = 50;           // how soon an abort is seen
@@ -207,12 +208,20 @@ class CurlTransport : public HttpTransport {
       if (curl_.easy_getinfo(easy, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK && retry_after > 0 &&
           (result.status == 429 || result.status >= 500))
         result.retry_after = static_cast<double>(retry_after);
-      if (result.status < 200 || result.status >= 300) result.detail = server_message(response);
+      char* location = nullptr;  // an http:// server that sends https:// clients on, say
+      if (result.status >= 300 && result.status < 400 &&
+          curl_.easy_getinfo(easy, CURLINFO_REDIRECT_URL, &location) == CURLE_OK && location)
+        result.detail = "redirected to " + text::escape_controls(location) + ", which nmprof does not follow";
+      else if (result.status < 200 || result.status >= 300)
+        result.detail = server_message(response);
     } else {
       result.kind = tls_failure(code)       ? HttpResult::Kind::Tls
                     : lasting_failure(code) ? HttpResult::Kind::Failed
                                             : HttpResult::Kind::Unreachable;
       result.detail = text::escape_controls(*error ? error : curl_.easy_strerror(code));
+      // OpenSSL's words for an answer that is no TLS at all.
+      if (result.kind == HttpResult::Kind::Tls && result.detail.find("wrong version number") != std::string::npos)
+        result.detail += " (the server does not speak TLS: an http:// URL?)";
     }
     curl_.multi_remove_handle(multi_, easy);
     curl_.easy_cleanup(easy);
@@ -242,8 +251,14 @@ std::string server_message(const std::string& body) {
   }
   while (!text.empty() && (text.front() == ' ' || text.front() == '\n' || text.front() == '\r')) text.remove_prefix(1);
   text = text.substr(0, text.find_first_of("\r\n"));
-  std::string line = text::escape_controls(std::string(text.substr(0, 200)));
-  return text.size() > 200 ? line + "..." : line;
+  std::string_view shown = text.substr(0, kShownBytes);
+  // Not cut inside a character.
+  if (shown.size() < text.size())
+    while (!shown.empty() && (static_cast<unsigned char>(text[shown.size()]) & 0xc0) == 0x80) shown.remove_suffix(1);
+  // A binary answer (a proxy's, an image, a protobuf) would be a line of escapes.
+  if (shown.find('\0') != std::string_view::npos || !text::decode_utf8(shown)) return "a body that is not text";
+  std::string line = text::escape_controls(shown);
+  return shown.size() < text.size() ? line + "..." : line;
 }
 
 std::unique_ptr<HttpTransport> curl_transport(const std::vector<Header>& headers, const std::string& user_agent,

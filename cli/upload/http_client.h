@@ -44,7 +44,8 @@ class HttpTransport {
 };
 
 // What a server's error response says, as one short line: the "message" of a JSON
-// error body (Pyroscope's), else the body's first line, cut at 200 characters.
+// error body (Pyroscope's), else the body's first line, cut at 200 bytes; a body
+// that is not UTF-8 text is not shown.
 std::string server_message(const std::string& body);
 
 // Loads libcurl.so.4 (once) and returns a transport that sends `headers` and

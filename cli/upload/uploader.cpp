@@ -1,6 +1,5 @@
 #include "cli/upload/uploader.h"
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -12,7 +11,6 @@
 #include "cli/report/model/heap_view.h"
 #include "cli/report/model/report.h"
 #include "cli/report/render/pprof_export.h"
-#include "cli/signals.h"
 #include "cli/upload/backend_labels.h"
 #include "cli/upload/otlp_encoder.h"
 #include "formats/pprof/gzip.h"
@@ -44,15 +42,6 @@ std::string host_name(const profile::Profile& profile) {
   char name[256] = "";
   gethostname(name, sizeof name - 1);
   return name;
-}
-
-// A signal that asks nmprof to end, sent while the flush holds it back.
-bool ending_signal_pending() {
-  sigset_t pending;
-  sigpending(&pending);
-  for (int signo : {SIGINT, SIGTERM, SIGHUP, SIGQUIT})
-    if (sigismember(&pending, signo)) return true;
-  return false;
 }
 
 std::string seconds_text(double seconds) {
@@ -145,6 +134,7 @@ ChunkRequests Uploader::prepare(const Chunk& chunk) {
   say_noted();  // what the queues' threads said since the last chunk
   ChunkRequests requests;
   requests.deliveries.resize(destinations_.size());
+  requests.recording = chunk.recording;
   std::string shown = chunk.file.empty() ? chunk.recording : chunk.file;
   profile::Profile profile;
   pprof::Profile heap;
@@ -216,22 +206,22 @@ ChunkRequests Uploader::prepare(const Chunk& chunk) {
   return requests;
 }
 
-void Uploader::send(ChunkRequests requests) {
-  for (size_t i = 0; i < destinations_.size() && i < requests.deliveries.size(); i++)
-    if (requests.deliveries[i]) queue(*destinations_[i], std::move(*requests.deliveries[i]));
+void Uploader::send(ChunkRequests requests, bool written) {
+  for (size_t i = 0; i < destinations_.size() && i < requests.deliveries.size(); i++) {
+    if (!requests.deliveries[i]) continue;
+    if (!written) requests.deliveries[i]->chunk = requests.recording;
+    queue(*destinations_[i], std::move(*requests.deliveries[i]));
+  }
 }
 
-bool Uploader::finish() {
+bool Uploader::finish(const std::function<bool()>& interrupted) {
   auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(Duration(settings_.timeout));
-  // Held back, a signal that asks nmprof to end cuts the flush short; it is delivered
-  // as this returns, to whatever nmprof does with it.
-  cli::StoppingSignalsHeld held;
   bool all = all_delivered_;
   for (auto& destination : destinations_) {
     Destination& d = *destination;
-    std::vector<Undelivered> left = d.queue->finish(deadline, [this] {
+    std::vector<Undelivered> left = d.queue->finish(deadline, [this, &interrupted] {
       say_noted();  // as they come, while the flush waits
-      return ending_signal_pending();
+      return interrupted();
     });
     say_noted();
     all = all && left.empty() && !d.refused;
@@ -241,9 +231,12 @@ bool Uploader::finish() {
     if (left.empty()) continue;
     std::string files;
     for (const Undelivered& u : left) files += (files.empty() ? "" : ", ") + text::escape_controls(u.chunk);
-    std::string why = ending_signal_pending()
-                          ? "interrupted"
-                          : "not taken within --upload-timeout " + seconds_text(settings_.timeout) + " s";
+    std::string timeout = "--upload-timeout " + seconds_text(settings_.timeout) + " s";
+    std::string why = interrupted() ? "interrupted"
+                      : left.front().retry_after
+                          ? "the server asked to wait " + seconds_text(std::ceil(left.front().retry_after->count())) +
+                                " s more (Retry-After), past " + timeout
+                          : "not taken within " + timeout;
     why += "; " + (left.front().last_failure.empty() ? "no answer yet" : "last: " + left.front().last_failure);
     say("warning: " + files + (left.size() == 1 ? " was" : " were") + " not sent to " + d.name + " (" + why + "); " +
         (left.size() == 1 ? "it stays" : "they stay") + " on disk");

@@ -7,7 +7,7 @@
 //   auto uploader = Uploader::create(*settings, quiet, &error);  // loads libcurl
 //   uploader->submit({recording, output, from, until, pid, program});
 //   ...
-//   uploader->finish();  // at most settings.timeout; Ctrl-C cuts it short
+//   uploader->finish(interrupted);  // at most settings.timeout; Ctrl-C cuts it short
 //
 // submit() is prepare() and send(): a caller whose recording is removed when the file
 // it keeps is written (`run -o app.pb.gz`) prepares before, and sends after, so that
@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -38,6 +39,7 @@ struct Chunk {
 // The requests of one chunk, one per destination (none where it could not be made).
 struct ChunkRequests {
   std::vector<std::optional<Delivery>> deliveries;
+  std::string recording;  // the chunk's
 };
 
 class Uploader {
@@ -49,15 +51,16 @@ class Uploader {
   // Makes the chunk's requests from its recording, which may be removed once this
   // returns. A chunk that cannot be read is named in a warning.
   ChunkRequests prepare(const Chunk& chunk);
-  // Queues them, and sending begins: the chunk's file should be on disk by then. A
-  // chunk that a full queue cannot take is named in a warning.
-  void send(ChunkRequests requests);
-  void submit(const Chunk& chunk) { send(prepare(chunk)); }
-  // Waits at most the settings' timeout for what is queued to be taken (less when
-  // SIGINT, SIGTERM, SIGHUP or SIGQUIT comes: it is then delivered once this returns),
-  // names what was not, and says where the rest went unless quiet. Returns whether
-  // every chunk was delivered everywhere.
-  bool finish();
+  // Queues them, and sending begins: the chunk's file should be on disk by then, else
+  // (`written` false: it could not be converted) messages name its recording, which
+  // stays instead. A chunk that a full queue cannot take is named in a warning.
+  void send(ChunkRequests requests, bool written);
+  void submit(const Chunk& chunk) { send(prepare(chunk), true); }
+  // Waits at most the settings' timeout for what is queued to be taken, or until
+  // `interrupted()` (polled; the caller's signal handling says whether a signal asked
+  // nmprof to end), names what was not, and says where the rest went unless quiet.
+  // Returns whether every chunk was delivered everywhere.
+  bool finish(const std::function<bool()>& interrupted);
 
   // A queue's bound: past it, a new chunk is not queued (and stays on disk).
   static constexpr size_t kMaxQueuedBytes = 64 << 20;

@@ -144,7 +144,7 @@ TEST(DeliverySchedule, IsBoundedByBytesButTakesOneDeliveryOfAnySize) {
   EXPECT_TRUE(schedule.add(delivery("b", 40), t0));
   EXPECT_FALSE(schedule.add(delivery("c", 1), t0));
   EXPECT_EQ(schedule.bytes(), 100u);
-  auto left = schedule.abandon();
+  auto left = schedule.abandon(t0);
   ASSERT_EQ(left.size(), 2u);
   EXPECT_EQ(left[0].chunk, "a");
   EXPECT_EQ(left[0].last_failure, "");  // never tried
@@ -244,6 +244,8 @@ TEST(DeliveryQueue, ARetryDueAfterTheDeadlineEndsTheFlushAtOnce) {
   EXPECT_LT(Clock::now() - start, seconds(2));
   ASSERT_EQ(left.size(), 1u);
   EXPECT_EQ(left[0].last_failure, "HTTP 429: later");
+  ASSERT_TRUE(left[0].retry_after);  // what the message names
+  EXPECT_GT(*left[0].retry_after, Duration(3500));
 }
 
 TEST(DeliveryQueue, AnInterruptionEndsTheFlush) {

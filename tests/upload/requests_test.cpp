@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -74,6 +75,9 @@ TEST(Headers, RefusesALineThatIsNoHeaderWithoutShowingItsValue) {
   EXPECT_FALSE(parse_headers("\nBad Name: s3cret", "f", &headers, &error));
   EXPECT_EQ(error.find("s3cret"), std::string::npos);
   EXPECT_NE(error.find("line 2"), std::string::npos);
+  // The ':' after the name forgotten, a token that holds one.
+  EXPECT_FALSE(parse_headers("Authorization Basic s3cret:more", "f", &headers, &error));
+  EXPECT_EQ(error.find("s3cret"), std::string::npos) << error;
   EXPECT_FALSE(parse_headers("Content-Type: text/plain", "f", &headers, &error));
   EXPECT_EQ(error, "f, line 1: Content-Type is set by nmprof");
   EXPECT_FALSE(parse_headers(std::string("X: a\x01s3cret"), "f", &headers, &error));
@@ -124,6 +128,25 @@ TEST_F(HeaderFile, IsRefusedWhenOthersMayReadIt) {
   EXPECT_NE(error.find("cannot read /nonexistent/headers"), std::string::npos);
   EXPECT_FALSE(load_headers("/tmp", &headers, &error));
   EXPECT_NE(error.find("not a regular file"), std::string::npos);
+}
+
+TEST_F(HeaderFile, AFifoIsRefusedWithoutWaitingForAWriterAndALinkIsFollowed) {
+  std::string fifo = path_ + ".fifo", link = path_ + ".link";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::vector<Header> headers;
+  std::string error;
+  EXPECT_FALSE(load_headers(fifo, &headers, &error));  // returns: no writer is waited for
+  EXPECT_NE(error.find("not a regular file"), std::string::npos) << error;
+  unlink(fifo.c_str());
+  // A link (as Kubernetes mounts secrets) is read when the file it names is the owner's alone.
+  chmod(path_.c_str(), 0600);
+  ASSERT_EQ(symlink(path_.c_str(), link.c_str()), 0);
+  EXPECT_TRUE(load_headers(link, &headers, &error)) << error;
+  EXPECT_EQ(headers.size(), 1u);
+  chmod(path_.c_str(), 0644);
+  EXPECT_FALSE(load_headers(link, &headers, &error));
+  EXPECT_NE(error.find("mode 0644"), std::string::npos) << error;
+  unlink(link.c_str());
 }
 
 TEST(PyroscopeLabels, AreCheckedAsPyroscopesParserTakesThem) {
@@ -181,6 +204,10 @@ TEST(ServerMessage, IsTheJsonMessageOrTheFirstLine) {
   EXPECT_EQ(server_message("\nbad request\nmore"), "bad request");
   EXPECT_EQ(server_message(std::string(300, 'x')), std::string(200, 'x') + "...");
   EXPECT_EQ(server_message("a\x1b[31mred"), "a\\x1b[31mred");
+  // Not cut inside a character: 199 x and a 2-byte é.
+  EXPECT_EQ(server_message(std::string(199, 'x') + "\xc3\xa9" + "tail"), std::string(199, 'x') + "...");
+  EXPECT_EQ(server_message(std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16)), "a body that is not text");
+  EXPECT_EQ(server_message("ok\xff\xfe garbage"), "a body that is not text");
 }
 
 TEST(UploadSettings, OtlpGetsTheProfilesPathWhenGivenABaseUrl) {
