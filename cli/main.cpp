@@ -140,7 +140,7 @@ void split_empty_values(std::vector<std::string>& args) {
 int main(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == nmprof::cli::kSeccompProbeArgument)
     return nmprof::cli::seccomp_probe_main(argc, argv);
-  nmprof::cli::survive_broken_pipes();
+  nmprof::cli::survive_failed_writes();
   CLI::App app{"nmprof: who allocates native memory, and who still holds it", "nmprof"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "nmprof " NMPROF_VERSION);

@@ -4,7 +4,8 @@
 // its command orphaned, or a recording running in an attached process: `run`
 // forwards them to its command (profile_signals.h), `attach` stops its one-shot
 // recording cleanly on them (attach_command.cpp), and nmprof writes the profile it
-// holds before it ends by them (profile_signals.h). It never dies of SIGPIPE either.
+// holds before it ends by them (profile_signals.h). It never dies of SIGPIPE or
+// SIGXFSZ either.
 #pragma once
 
 #include <signal.h>
@@ -40,9 +41,11 @@ class StoppingSignalsHeld {
 bool raised_by_own_write(int signo, const siginfo_t* info);
 
 // Writes to a closed standard output or error (`nmprof report | head`, a terminal
-// gone) fail with EPIPE instead of killing nmprof. A handler that does nothing, not
-// SIG_IGN: exec resets handlers, so a command nmprof starts gets SIGPIPE's default
-// action; an inherited SIG_IGN is left as it is, for the command to inherit too.
-void survive_broken_pipes();
+// gone) fail with EPIPE, and writes past `ulimit -f` with EFBIG, instead of killing
+// nmprof (SIGPIPE, SIGXFSZ) halfway through a profile: it then says so and keeps the
+// recording. A handler that does nothing, not SIG_IGN: exec resets handlers, so a
+// command nmprof starts gets the signals' default actions; an inherited SIG_IGN is
+// left as it is, for the command to inherit too.
+void survive_failed_writes();
 
 }  // namespace nmprof::cli

@@ -7,6 +7,7 @@ import contextlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -227,3 +228,28 @@ def test_a_stopped_recording_gives_the_allocation_slots_back(nmprof, programs, t
     assert "stopped growing" in result.stderr, result.stderr
     assert stopped_growing(out) == (1 if limit == "max-size" else 3)
     assert len(jfr_events(out, "profiler.Malloc")) > 100
+
+
+def test_a_file_size_limit_at_the_final_copy_fails_the_run_and_keeps_the_recordings(nmprof, programs, tmp_path):
+    # Two processes, each stopped at the limit: the merged output is larger than it.
+    # nmprof died of SIGXFSZ (exit 153) halfway through the output, left a .partial
+    # file and said nothing of the recordings.
+    program = programs.c("known_totals.c")
+    out = tmp_path / "out.jfr"
+    result = subprocess.run(["prlimit", "--fsize=200000", "--", str(nmprof), "run", "--nativemem", "0", "-o",
+                             str(out), "--", "sh", "-c", f"{program} 1 100000 0 0; {program} 1 100000 0 0"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1, result.stderr
+    assert "File too large" in result.stderr, result.stderr
+    assert not out.exists() and not list(tmp_path.glob("*.partial"))
+    kept = re.search(r"kept in (\S+)", result.stderr)
+    assert kept and len(list(Path(kept.group(1)).glob("*.jfr"))) >= 2, result.stderr  # sh's and both programs'
+
+
+def test_the_command_still_dies_of_sigxfsz_as_without_nmprof(nmprof, tmp_path):
+    # nmprof survives SIGXFSZ with a handler, which exec resets: its command does not.
+    script = f"head -c 100000 /dev/zero > {tmp_path / 'big'}"
+    plain = subprocess.run(["prlimit", "--fsize=10000", "--", "sh", "-c", script], timeout=60)
+    result = subprocess.run(["prlimit", "--fsize=10000", "--", str(nmprof), "run", "-q", "-o", str(tmp_path / "out.jfr"),
+                             "--", "sh", "-c", script], capture_output=True, text=True, timeout=60)
+    assert plain.returncode == result.returncode == 128 + signal.SIGXFSZ, result.stderr
