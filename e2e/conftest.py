@@ -27,6 +27,11 @@ def nmprof_path():
     return HERE.parent / "build" / "bin" / "nmprof"
 
 
+def agent_path():
+    """The agent nmprof preloads: NMPROF_AGENT's, else the one its build made."""
+    return Path(os.environ.get("NMPROF_AGENT") or nmprof_path().parent.parent / "lib" / "nmprof" / "libnmprof.so")
+
+
 @pytest.fixture(scope="session")
 def nmprof():
     path = nmprof_path()

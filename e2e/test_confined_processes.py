@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import report_json, run, unused_uid
+from conftest import agent_path, report_json, run, unused_uid
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root, to become another user or mount")
 
@@ -39,9 +39,9 @@ def worker_samples(nmprof, out):
     return samples
 
 
-def recorded(nmprof, tmp_path, *command, processes=1, out=None):
+def recorded(nmprof, tmp_path, *command, processes=1, out=None, env=None):
     out = out or tmp_path / "confined.jfr"
-    result = run(nmprof, "run", "--nativemem", "0", "-q", "-o", out, "--", *command)
+    result = run(nmprof, "run", "--nativemem", "0", "-q", "-o", out, "--", *command, env=env)
     assert result.returncode == 0, result.stderr
     assert "cannot write" not in result.stderr and "lost the output file" not in result.stderr, result.stderr
     assert worker_samples(nmprof, out) == processes * ALLOCATIONS
@@ -84,9 +84,11 @@ def test_a_program_that_chroots_into_an_empty_directory(nmprof, tmp_path, worker
 def test_a_program_with_a_private_tmp(nmprof, tmp_path, worker):
     # systemd's PrivateTmp=yes: the output in /tmp puts the staging directory there.
     out = Path(tempfile.mkdtemp(prefix="nmprof-e2e-private-", dir="/tmp")) / "private.jfr"
+    # The agent from outside /tmp, which the program's own /tmp hides (a checkout there).
+    env = dict(os.environ, NMPROF_AGENT=shutil.copy(agent_path(), Path(worker).parent))
     try:
         recorded(nmprof, tmp_path, "unshare", "--mount", "--propagation", "private", "sh", "-c",
-                 f"mount -t tmpfs tmpfs /tmp && exec {worker} work {ALLOCATIONS}", out=out)
+                 f"mount -t tmpfs tmpfs /tmp && exec {worker} work {ALLOCATIONS}", out=out, env=env)
     finally:
         shutil.rmtree(out.parent, ignore_errors=True)
 
