@@ -9,15 +9,14 @@ namespace {
 const void* own_code() { return reinterpret_cast<const void*>(&own_code); }
 
 TEST(SymbolBinding, FindsWhereTheDynamicLinkerBindsAJumpSlot) {
-  void* libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
-  ASSERT_NE(libc, nullptr);
   for (const char* name : {"malloc", "free", "realloc", "execve", "close"}) {
     SymbolBinding binding = symbol_binding(name, own_code());
-    EXPECT_EQ(binding.definition, dlsym(libc, name)) << name;
+    // The first definition in the global scope: libc's (the sanitizer's own, in the
+    // ASan build, for the functions it replaces).
+    EXPECT_EQ(binding.definition, dlsym(RTLD_DEFAULT, name)) << name;
     // This test is a PIE: it takes addresses through its GOT, never by a PLT entry.
     EXPECT_EQ(binding.canonical_entry, nullptr) << name;
   }
-  dlclose(libc);
 }
 
 TEST(SymbolBinding, AModuleDefinesOnlyWhatItExportsAsAFunction) {
