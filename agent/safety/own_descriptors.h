@@ -79,11 +79,11 @@ int open_held(int dir, const char* path, int flags, mode_t mode = 0);
 // (made before set_descriptor_ops, in a test) is just closed.
 void close_held(int fd);
 
-// A held descriptor for the lifetime of the object.
 // The whole of a small file (a /proc one), read through a held descriptor; empty
 // when it cannot be read.
 std::string read_held_file(const char* path);
 
+// A held descriptor for the lifetime of the object.
 class HeldFile {
  public:
   HeldFile(const char* path, int flags) : fd_(open_held(AT_FDCWD, path, flags)) {}
