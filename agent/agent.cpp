@@ -1,5 +1,6 @@
 #include "agent/agent.h"
 
+#include <link.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 
 #include "agent/safety/agent_memory.h"
 #include "agent/safety/cancellation_off.h"
+#include "agent/safety/exit_watch.h"
 #include "agent/recording/clock.h"
 #include "agent/safety/fatal_signals.h"
 #include "agent/hooks/got_patcher.h"
@@ -30,6 +32,7 @@
 #include "agent/safety/unforked_child.h"
 #include "agent/threads/thread_context.h"
 #include "agent/stacks/thread_scratch.h"
+#include "agent/symbols/loaded_image.h"
 #include "agent/threads/thread_state.h"
 #include "agent/writing/broker_client.h"
 #include "common/safe_file.h"
@@ -58,6 +61,7 @@ struct Agent {
   // A dlopen left as the program made it ran: every write looks for what it loaded.
   std::atomic<bool> unseen_loads{false};
   std::atomic<bool> recording{false};
+  bool exit_watched = false;  // preloaded, with the exit watch (exit_watch.h)
   AgentMode mode;
 };
 
@@ -117,6 +121,43 @@ void after_fork_in_parent() {
   g_agent->recorder.after_fork_in_parent();
   g_forking_thread.store(0, std::memory_order_relaxed);
 }
+
+// In the exit watch, once every thread of the process has gone without ending its
+// recording (a raw exit_group, SIGKILL): its last write, from the memory they left,
+// unless one of them died in the middle of the recorder or of the agent's memory.
+void finish_after_death(int file) {
+  if (!g_agent || g_agent->recorder.locked() || agent_memory::locked()) return;
+  AgentGuard guard;
+  g_agent->recorder.finish_after_death(file);
+}
+
+// Once the recording's file is there.
+void start_exit_watch() {
+  if (!g_agent->exit_watched || exit_watch::running()) return;
+  int file = g_agent->recorder.open_file_again();
+  if (file >= 0) exit_watch::start(file, finish_after_death);
+}
+
+// A program that may end before the agent's first write: its file and watch now.
+void start_exit_watch_now() {
+  if (!g_agent->exit_watched) return;
+  g_agent->recorder.open_file_now();
+  start_exit_watch();
+}
+
+// Go programs end by a raw exit_group. The Go linker gives every executable its
+// build id in a note named "Go", of type 4 (NT_GO_BUILDID), which says which they are.
+bool main_program_is_go() {
+  bool go = false;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* go) {
+        *static_cast<bool*>(go) = symbols::has_loaded_note(*info, "Go", 4);
+        return 1;  // the first is the program
+      },
+      &go);
+  return go;
+}
+
 void after_fork_in_child() {
   g_forking_thread.store(0, std::memory_order_relaxed);
   int parent_tid = t_state.tid_;
@@ -129,6 +170,7 @@ void after_fork_in_child() {
   g_agent->modules.after_fork_in_child();
   reset_context_lock_after_fork();
   own_descriptors::after_fork_in_child();
+  exit_watch::forget_after_fork();
   g_agent->recorder.after_fork_in_child();
   for (Runtime* runtime : g_agent->runtimes) runtime->after_fork_in_child(parent_tid, t_state.id());
   // Siblings forked from one parent (a server's workers) would otherwise draw the
@@ -138,6 +180,7 @@ void after_fork_in_child() {
   Sampler::seed(t_state, static_cast<uint64_t>(g_process_id));
   t_state.saved_countdown = Sampler::next_gap(t_state);
   unforked_child::mark_followed();
+  start_exit_watch_now();
 }
 
 // A child made without fork() (unforked_child.h): the first of its threads to enter
@@ -182,12 +225,14 @@ void on_recording_ended() {
   CancellationOff no_cancel;
   AgentGuard guard;
   g_agent->patcher.retire(kAllocationHooks);
+  exit_watch::end();
 }
 
 // After each periodic write: the libraries that dlopens left as the program made
 // them loaded since (on_libraries_loading_unseen) get their slots patched.
 void on_recording_written() {
   if (g_agent->unseen_loads.load(std::memory_order_relaxed)) on_libraries_changed(false);
+  start_exit_watch();
 }
 
 bool flush_for_signal() {
@@ -407,10 +452,12 @@ void on_process_image_ending(const char* program) {
   if (!g_agent || !g_agent->recording.load(std::memory_order_relaxed) || !followed()) return;
   CancellationOff no_cancel;
   AgentGuard guard;
-  if (getpid() == g_agent->recorder.pid())
+  if (getpid() == g_agent->recorder.pid()) {
     g_agent->recorder.flush(true);
-  else  // a vfork() child, which shares our memory until it execs: only nmprof is told
+    exit_watch::end();  // it would keep this image's memory; a failed exec's next write starts another
+  } else {  // a vfork() child, which shares our memory until it execs: only nmprof is told
     broker_client::tell_exec(program);
+  }
 }
 
 void on_user_id_changing() {
@@ -433,6 +480,7 @@ void on_seccomp_filter_coming() {
   AgentGuard guard;
   bool was_recording = g_agent->recording.exchange(false);
   if (was_recording) g_agent->recorder.finish(jfr::schema::kSeccompFilter);
+  exit_watch::end();
   g_agent->recorder.end_writer_thread();
   remove_termination_handlers();
   remove_fatal_handlers();
@@ -493,6 +541,11 @@ bool start_agent(const AgentOptions& options, AgentMode mode) {
   agent->recorder.start(agent->options.file, settings, options.live ? options.max_tracked : 0,
                         mode == AgentMode::JvmAttach || mode == AgentMode::NativeAttach, options.tags, options.context_attributes);
   agent->recording.store(true, std::memory_order_release);
+  using ExitWatch = AgentOptions::ExitWatch;
+  agent->exit_watched = mode == AgentMode::Preload && (options.exit_watch == ExitWatch::kOn ||
+                                                       (options.exit_watch == ExitWatch::kAuto && main_program_is_go()));
+  if (agent->exit_watched) exit_watch::remember_thread();  // the main thread, at load
+  start_exit_watch_now();
   agent->patcher.patch_all();
   // Attached, PHP's heap exists already: its handlers go in now.
   if (mode == AgentMode::NativeAttach)
@@ -530,6 +583,7 @@ void finish_agent() {
   CancellationOff no_cancel;
   AgentGuard guard;
   g_agent->recorder.finish();
+  exit_watch::end();
 }
 
 }  // namespace nmprof

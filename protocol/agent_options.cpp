@@ -26,7 +26,7 @@ std::optional<unsigned> parse_unsigned(std::string_view text) {
 
 constexpr std::string_view kOptionKeys[] = {"nativemem", "interval", "rate",  "file", "stackdepth", "live",
                                             "maxtracked", "maxsize", "reply", "token", "tag", "attributes",
-                                            "seccomp", "broker"};
+                                            "seccomp", "broker", "exitwatch"};
 
 bool is_identifier(std::string_view name) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
@@ -149,6 +149,13 @@ std::optional<std::string> parse_agent_options(std::string_view text, AgentOptio
       if (!depth || *depth == 0 || *depth > kMaxStackDepth)
         return "bad stackdepth '" + std::string(value) + "' (1.." + std::to_string(kMaxStackDepth) + ")";
       options.stack_depth = *depth;
+    } else if (key == "exitwatch") {
+      if (value == "auto")
+        options.exit_watch = AgentOptions::ExitWatch::kAuto;
+      else if (value == "true" || value == "false")
+        options.exit_watch = value == "true" ? AgentOptions::ExitWatch::kOn : AgentOptions::ExitWatch::kOff;
+      else
+        return "exitwatch= takes auto, true or false, not '" + std::string(value) + "'";
     } else if (key == "live") {
       if (value != "true" && value != "false") return "live= takes true or false, not '" + std::string(value) + "'";
       options.live = value == "true";
@@ -190,7 +197,7 @@ std::optional<std::string> parse_agent_options(std::string_view text, AgentOptio
       options.seccomp_checked = *filters;
     } else {
       return "unknown option '" + std::string(key) +
-             "' (known: nativemem, rate, file, stackdepth, live, maxtracked, maxsize, tag, attributes, seccomp, broker)";
+             "' (known: nativemem, rate, file, stackdepth, live, maxtracked, maxsize, tag, attributes, seccomp, broker, exitwatch)";
     }
   }
   return std::nullopt;
@@ -210,6 +217,8 @@ std::string format_agent_options(const AgentOptions& options) {
   if (options.rate) s += ",rate=" + std::to_string(options.rate);
   if (options.stack_depth != kDefaultStackDepth) s += ",stackdepth=" + std::to_string(options.stack_depth);
   if (!options.live) s += ",live=false";
+  if (options.exit_watch != AgentOptions::ExitWatch::kAuto)
+    s += options.exit_watch == AgentOptions::ExitWatch::kOn ? ",exitwatch=true" : ",exitwatch=false";
   if (options.max_tracked != kDefaultMaxTracked) s += ",maxtracked=" + std::to_string(options.max_tracked);
   if (options.max_size) s += ",maxsize=" + format_size(options.max_size);
   if (!options.reply.empty()) s += ",reply=" + escape_option_value(options.reply);

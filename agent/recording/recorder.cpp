@@ -208,6 +208,22 @@ void Recorder::open_file_now() {
   write_lock_.unlock();
 }
 
+int Recorder::open_file_again() {
+  int self = this_thread_id();
+  write_lock_.lock(self);
+  int fd = sampling() ? writer_.file().open_again() : -1;
+  write_lock_.unlock();
+  return fd;
+}
+
+void Recorder::finish_after_death(int file) {
+  int self = this_thread_id();
+  write_lock_.lock(self);
+  bool as_left = recording() && writer_.file().write_through(file);
+  write_lock_.unlock();
+  if (as_left) finish();
+}
+
 void Recorder::flush(bool image_ends) {
   int self = this_thread_id();
   write_lock_.lock(self);

@@ -126,6 +126,11 @@ class Recorder : private SampleSink::Drain {
   // leaves a recording without samples (OutputFile::open_now). reason: why it ends
   // before its process does (kGrowing: it does not).
   void finish(FileLimit reason = jfr::schema::kGrowing);
+  // For the exit watch (agent/safety/exit_watch.h): a description of its own of the
+  // file, opened for writing (-1: none yet); and, in the watch, once every thread of
+  // the process has gone, the last write through it (OutputFile::write_through).
+  int open_file_again();
+  void finish_after_death(int file);
   // Ends the background writer thread and waits until it is gone (it makes system
   // calls of its own: a futex wait, its appends).
   void end_writer_thread();

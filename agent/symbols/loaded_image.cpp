@@ -88,16 +88,26 @@ LoadedImage LoadedImage::of(const dl_phdr_info& info) {
   return image;
 }
 
-std::string loaded_build_id(const dl_phdr_info& info) {
+namespace {
+
+std::span<const std::byte> loaded_note(const dl_phdr_info& info, std::string_view name, uint32_t type) {
   for (int i = 0; i < info.dlpi_phnum; i++) {
     const ElfW(Phdr)& ph = info.dlpi_phdr[i];
     uintptr_t start = info.dlpi_addr + ph.p_vaddr;
     if (ph.p_type != PT_NOTE || !mapped(info, start, ph.p_memsz)) continue;
     std::span notes(reinterpret_cast<const std::byte*>(start), ph.p_memsz);
-    auto id = elf::find_build_id(notes, ph.p_align == 8 ? 8 : 4);
-    if (!id.empty()) return elf::hex_text(id);
+    auto note = elf::find_note(notes, ph.p_align == 8 ? 8 : 4, name, type);
+    if (!note.empty()) return note;
   }
   return {};
+}
+
+}  // namespace
+
+std::string loaded_build_id(const dl_phdr_info& info) { return elf::hex_text(loaded_note(info, "GNU", NT_GNU_BUILD_ID)); }
+
+bool has_loaded_note(const dl_phdr_info& info, std::string_view name, uint32_t type) {
+  return !loaded_note(info, name, type).empty();
 }
 
 std::optional<LoadedSymbols> LoadedSymbols::copy(const LoadedImage& image, std::string* error) {

@@ -32,6 +32,8 @@ struct LoadedImage {
 // The GNU build id of a loaded module, hex, read in place from its PT_NOTE segments
 // that a PT_LOAD maps: only while dl_iterate_phdr lists it (it is mapped then).
 std::string loaded_build_id(const dl_phdr_info& info);
+// Whether a loaded module has a note of `name` and `type` with a descriptor, read as above.
+bool has_loaded_note(const dl_phdr_info& info, std::string_view name, uint32_t type);
 
 // A copy of a loaded image's dynamic symbol table; table() views it.
 class LoadedSymbols {

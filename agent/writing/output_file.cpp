@@ -243,6 +243,27 @@ bool OutputFile::append_once(const jfr::ConstantPools& pools, const jfr::ByteBuf
   return appended;
 }
 
+int OutputFile::open_again() const {
+  if (!opened()) return -1;
+  int fd = open_recording(path().c_str(), O_WRONLY, false);
+  if (fd >= 0 && !is_the_file(fd)) {
+    own_descriptors::close_held(fd);
+    return -1;
+  }
+  return fd < 0 ? -1 : fd;
+}
+
+bool OutputFile::write_through(int fd) {
+  struct stat st;
+  if (!opened() || !writer_.ok() || fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_size) != writer_.file_end())
+    return false;
+  int number = own_descriptors::acquire(kept_);
+  if (number < 0) return false;
+  bool taken = dup3(fd, number, O_CLOEXEC) == number;
+  own_descriptors::release(kept_);
+  return taken;
+}
+
 void OutputFile::close() {
   if (!opened()) return;
   int fd = own_descriptors::acquire(kept_);

@@ -40,6 +40,14 @@ class OutputFile {
   // never the pid-suffixed twin.
   bool open_now(bool join_recent);
   void close();
+  // A description of its own of the file, opened for writing as the file was (held,
+  // own_descriptors.h): for the exit watch. -1 when the file is not open or cannot be.
+  int open_again() const;
+  // In the exit watch, whose copy of the program's descriptors is gone: its own
+  // description (open_again()) takes the file's place for the last write. False when
+  // the file does not end where this image's last write ended (another image, exec'd
+  // behind the agent's back, wrote it since): nothing is to be written then.
+  bool write_through(int fd);
   // 0: no limit of the user's (kept across reset()).
   void limit_size(uint64_t max_bytes) { limit_.set_max_bytes(max_bytes); }
   FileLimit stopped_growing() const { return stopped_; }

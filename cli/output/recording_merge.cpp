@@ -14,6 +14,7 @@
 
 #include "cli/output/output_writer.h"
 #include "cli/run/surviving_processes.h"
+#include "common/exit_watch_lock.h"
 #include "common/safe_file.h"
 #include "formats/jfr/nmprof_schema.h"
 #include "formats/jfr/reading/chunk_header.h"
@@ -23,6 +24,8 @@
 
 namespace nmprof::cli {
 namespace {
+
+constexpr int kExitWatchMillis = 15000;  // its last write has 10 s (exit_watch.cpp)
 
 struct Input {
   std::string name;
@@ -183,6 +186,9 @@ bool merge_recordings(StagingDirectory& directory, const std::vector<SurvivingPr
       result->warnings.push_back(name + " left out: " + safe_file::error_text(fd));
       continue;
     }
+    // A process that ended may have left its last write to its exit watch, a moment
+    // after (agent/safety/exit_watch.h).
+    if (!still_recording(fd)) exit_watch_lock::wait_until_released(fd, kExitWatchMillis);
     Input input{name, nullptr};
     try {
       input.file = std::make_unique<MappedFile>(jfr::map_recording(fd, name));

@@ -104,20 +104,26 @@ std::string hex_text(std::span<const std::byte> bytes) {
   return text;
 }
 
-std::span<const std::byte> find_build_id(std::span<const std::byte> notes, uint64_t alignment) {
+std::span<const std::byte> find_note(std::span<const std::byte> notes, uint64_t alignment, std::string_view name,
+                                     uint32_t type) {
   auto align = [alignment](uint64_t n) { return (n + alignment - 1) & ~(alignment - 1); };
   uint64_t offset = 0;
   while (auto note = read_at<Elf64_Nhdr>(notes, offset)) {
     uint64_t name_offset = offset + sizeof(Elf64_Nhdr);
     uint64_t desc_offset = name_offset + align(note->n_namesz);
     if (!fits(desc_offset, note->n_descsz, notes.size())) break;
-    std::string_view name(reinterpret_cast<const char*>(notes.data()) + name_offset, note->n_namesz);
-    if (note->n_type == NT_GNU_BUILD_ID && name == std::string_view("GNU", 4)) {
+    // NUL-terminated within n_namesz, which may pad it further (Go's is "Go\0\0").
+    std::string_view note_name(reinterpret_cast<const char*>(notes.data()) + name_offset, note->n_namesz);
+    size_t end = note_name.find('\0');
+    if (note->n_type == type && end != std::string_view::npos && note_name.substr(0, end) == name)
       return notes.subspan(desc_offset, note->n_descsz);
-    }
     offset = desc_offset + align(note->n_descsz);
   }
   return {};
+}
+
+std::span<const std::byte> find_build_id(std::span<const std::byte> notes, uint64_t alignment) {
+  return find_note(notes, alignment, "GNU", NT_GNU_BUILD_ID);
 }
 
 std::span<const std::byte> ElfImage::build_id() const {

@@ -31,8 +31,12 @@ std::optional<T> read_at(std::span<const std::byte> bytes, uint64_t offset) {
 // bounds or unterminated.
 std::string_view string_at(std::span<const std::byte> table, uint64_t offset);
 
-// The descriptor of the NT_GNU_BUILD_ID note among `notes` (a note section or PT_NOTE
-// segment, whose entries are padded to `alignment`, 4 or 8), empty if there is none.
+// The descriptor of the first note of `name` and `type` among `notes` (a note section
+// or PT_NOTE segment, whose entries are padded to `alignment`, 4 or 8), empty if there
+// is none (or it has no descriptor).
+std::span<const std::byte> find_note(std::span<const std::byte> notes, uint64_t alignment, std::string_view name,
+                                     uint32_t type);
+// The NT_GNU_BUILD_ID note's descriptor.
 std::span<const std::byte> find_build_id(std::span<const std::byte> notes, uint64_t alignment);
 
 // Bytes as lowercase hex digits, as build ids are spelled.
