@@ -1,6 +1,6 @@
 // Entry points that replace malloc and friends in patched GOT slots. The path an
-// allocation takes when it is not sampled: the call to the original function and
-// one subtraction from a thread-local countdown.
+// allocation takes when it is not sampled: one subtraction from a thread-local
+// countdown and the original function.
 #pragma once
 
 #include <cstddef>
@@ -19,21 +19,32 @@ __attribute__((always_inline)) inline void* count_allocation(
   return __builtin_expect(Sampler::countdown(size), 0) ? on_sampled_allocation(p, size, allocator) : p;
 }
 
+// The allocation whose countdown crossed zero: made, then sampled.
+template <typename Allocate, typename... Args>
+__attribute__((noinline)) void* allocate_sampled(Allocate allocate, size_t size, Args... args) {
+  return on_sampled_allocation(allocate(args...), size, jfr::schema::kLibc);
+}
+
+// The countdown first, so that an allocation that is not sampled tail-calls the
+// original: the hook adds a subtraction, a branch and a jump (with the TLS offset's
+// load), and the original returns straight to the program.
+template <typename Allocate, typename... Args>
+__attribute__((always_inline)) inline void* allocate_counted(Allocate allocate, size_t size, Args... args) {
+  if (__builtin_expect(!Sampler::countdown(size), 1)) return allocate(args...);
+  return allocate_sampled(allocate, size, args...);
+}
+
 template <int K>
 struct MallocHook {
-  static void* call(size_t size) {
-    void* p = hook_target<void* (*)(size_t)>(kMalloc, K)(size);
-    return count_allocation(p, size);
-  }
+  static void* call(size_t size) { return allocate_counted(hook_target<void* (*)(size_t)>(kMalloc, K), size, size); }
 };
 
 template <int K>
 struct CallocHook {
   static void* call(size_t count, size_t size) {
-    void* p = hook_target<void* (*)(size_t, size_t)>(kCalloc, K)(count, size);
     size_t total;
-    if (__builtin_mul_overflow(count, size, &total)) total = 0;  // failed anyway
-    return count_allocation(p, total);
+    if (__builtin_mul_overflow(count, size, &total)) total = 0;  // fails anyway
+    return allocate_counted(hook_target<void* (*)(size_t, size_t)>(kCalloc, K), total, count, size);
   }
 };
 
@@ -146,8 +157,7 @@ struct PosixMemalignHook {
 template <HookId Id, int K>
 struct AlignedHook {
   static void* call(size_t alignment, size_t size) {
-    void* p = hook_target<void* (*)(size_t, size_t)>(Id, K)(alignment, size);
-    return count_allocation(p, size);
+    return allocate_counted(hook_target<void* (*)(size_t, size_t)>(Id, K), size, alignment, size);
   }
 };
 template <int K>
@@ -158,10 +168,7 @@ using MemalignHook = AlignedHook<kMemalign, K>;
 // valloc, pvalloc: page-aligned (pvalloc rounds the size up to whole pages).
 template <HookId Id, int K>
 struct PageAlignedHook {
-  static void* call(size_t size) {
-    void* p = hook_target<void* (*)(size_t)>(Id, K)(size);
-    return count_allocation(p, size);
-  }
+  static void* call(size_t size) { return allocate_counted(hook_target<void* (*)(size_t)>(Id, K), size, size); }
 };
 template <int K>
 using VallocHook = PageAlignedHook<kValloc, K>;

@@ -183,7 +183,8 @@ class LiveHeap {
   void unlock_all();
 
   static InitialFilter initial_filter_;
-  static Filter* filter_;  // written with every shard held, read by every free
+  // Hidden: read in one instruction (not through the GOT) by every free.
+  __attribute__((visibility("hidden"))) static Filter* filter_;  // written with every shard held
   std::atomic<size_t> retired_filter_bytes_{0};  // filters replaced by bigger ones (kept: a free may be reading one)
 
   size_t max_blocks_;
