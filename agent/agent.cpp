@@ -138,12 +138,6 @@ void start_exit_watch() {
   if (file >= 0) exit_watch::start(file, finish_after_death);
 }
 
-// A program that may end before the agent's first write: its file and watch now.
-void start_exit_watch_now() {
-  if (!g_agent->exit_watched) return;
-  g_agent->recorder.open_file_now();
-  start_exit_watch();
-}
 
 // Go programs end by a raw exit_group. The Go linker gives every executable its
 // build id in a note named "Go", of type 4 (NT_GO_BUILDID), which says which they are.
@@ -156,6 +150,31 @@ bool main_program_is_go() {
       },
       &go);
   return go;
+}
+
+// Preloaded. A watch shares the program's memory, and so could run the program's code
+// with whatever the program had as the watch was made: never in a process that may
+// give privileges up. A Go program without one is told what it loses.
+void choose_exit_watch(const AgentOptions& options) {
+  int pid = static_cast<int>(getpid());
+  if (!options.exit_watch) {
+    if (main_program_is_go())
+      log_line("process %d is a Go program, which ends by a raw exit_group: its recording lacks its last second "
+               "and its live memory at the end (nmprof run --exit-watch records them)",
+               pid);
+    return;
+  }
+  if (exit_watch::holds_privileges()) {
+    log_line("process %d runs with privileges it may give up (root, capabilities or set-id): no exit watch, "
+             "which would keep them",
+             pid);
+    return;
+  }
+  g_agent->exit_watched = true;
+  exit_watch::remember_thread();  // the main thread, at load
+  // A program that may end before the agent's first write: its file and watch now.
+  g_agent->recorder.open_file_now();
+  start_exit_watch();
 }
 
 void after_fork_in_child() {
@@ -180,7 +199,6 @@ void after_fork_in_child() {
   Sampler::seed(t_state, static_cast<uint64_t>(g_process_id));
   t_state.saved_countdown = Sampler::next_gap(t_state);
   unforked_child::mark_followed();
-  start_exit_watch_now();
 }
 
 // A child made without fork() (unforked_child.h): the first of its threads to enter
@@ -541,11 +559,7 @@ bool start_agent(const AgentOptions& options, AgentMode mode) {
   agent->recorder.start(agent->options.file, settings, options.live ? options.max_tracked : 0,
                         mode == AgentMode::JvmAttach || mode == AgentMode::NativeAttach, options.tags, options.context_attributes);
   agent->recording.store(true, std::memory_order_release);
-  using ExitWatch = AgentOptions::ExitWatch;
-  agent->exit_watched = mode == AgentMode::Preload && (options.exit_watch == ExitWatch::kOn ||
-                                                       (options.exit_watch == ExitWatch::kAuto && main_program_is_go()));
-  if (agent->exit_watched) exit_watch::remember_thread();  // the main thread, at load
-  start_exit_watch_now();
+  if (mode == AgentMode::Preload) choose_exit_watch(options);
   agent->patcher.patch_all();
   // Attached, PHP's heap exists already: its handlers go in now.
   if (mode == AgentMode::NativeAttach)

@@ -150,12 +150,9 @@ std::optional<std::string> parse_agent_options(std::string_view text, AgentOptio
         return "bad stackdepth '" + std::string(value) + "' (1.." + std::to_string(kMaxStackDepth) + ")";
       options.stack_depth = *depth;
     } else if (key == "exitwatch") {
-      if (value == "auto")
-        options.exit_watch = AgentOptions::ExitWatch::kAuto;
-      else if (value == "true" || value == "false")
-        options.exit_watch = value == "true" ? AgentOptions::ExitWatch::kOn : AgentOptions::ExitWatch::kOff;
-      else
-        return "exitwatch= takes auto, true or false, not '" + std::string(value) + "'";
+      if (value != "true" && value != "false")
+        return "exitwatch= takes true or false, not '" + std::string(value) + "'";
+      options.exit_watch = value == "true";
     } else if (key == "live") {
       if (value != "true" && value != "false") return "live= takes true or false, not '" + std::string(value) + "'";
       options.live = value == "true";
@@ -217,8 +214,7 @@ std::string format_agent_options(const AgentOptions& options) {
   if (options.rate) s += ",rate=" + std::to_string(options.rate);
   if (options.stack_depth != kDefaultStackDepth) s += ",stackdepth=" + std::to_string(options.stack_depth);
   if (!options.live) s += ",live=false";
-  if (options.exit_watch != AgentOptions::ExitWatch::kAuto)
-    s += options.exit_watch == AgentOptions::ExitWatch::kOn ? ",exitwatch=true" : ",exitwatch=false";
+  if (options.exit_watch) s += ",exitwatch=true";
   if (options.max_tracked != kDefaultMaxTracked) s += ",maxtracked=" + std::to_string(options.max_tracked);
   if (options.max_size) s += ",maxsize=" + format_size(options.max_size);
   if (!options.reply.empty()) s += ",reply=" + escape_option_value(options.reply);

@@ -53,11 +53,10 @@ struct AgentOptions {
   // left it, and its inode, which tells it wherever the program moved it. 0: none.
   int broker_fd = -1;
   uint64_t broker_inode = 0;
-  // Preloaded: whether a process of the agent's finishes the recording of a program
-  // that ends without running the agent's code (agent/safety/exit_watch.h); the
-  // launcher then waits for it (common/exit_watch_lock.h) before reading the file.
-  // Auto: Go programs, which all end by a raw exit_group.
-  enum class ExitWatch { kAuto, kOn, kOff } exit_watch = ExitWatch::kAuto;
+  // Preloaded: a process of the agent's finishes the recording of a program that ends
+  // without running the agent's code (agent/safety/exit_watch.h); the launcher then
+  // waits for it (common/exit_watch_lock.h) before reading the file.
+  bool exit_watch = false;
 };
 
 // Parses "512k", "1m", "2g", "4096" (binary units, case-insensitive, optional "b"/"ib").

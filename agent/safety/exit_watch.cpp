@@ -1,5 +1,6 @@
 #include "agent/safety/exit_watch.h"
 
+#include <linux/capability.h>
 #include <linux/kcmp.h>
 #include <poll.h>
 #include <sched.h>
@@ -25,7 +26,7 @@
 namespace nmprof::exit_watch {
 namespace {
 
-constexpr size_t kStackBytes = 1024 * 1024;   // the last write names frames, as the writer thread does
+constexpr size_t kStackBytes = 512 * 1024;    // the last write names frames, as the writer thread does
 constexpr size_t kLauncherStack = 16 * 1024;  // the bottom of the mapping: the short-lived middle clone's
 constexpr int kPollSeconds = 1;               // how soon it sees that it is no longer wanted, or an exec
 constexpr unsigned kLastWriteSeconds = 10;    // then SIGALRM ends it (a lock a dead thread held)
@@ -85,6 +86,11 @@ int watch_main(void*) {
   struct rlimit no_core = {0, 0};
   call(SYS_prlimit64, 0, RLIMIT_CORE, reinterpret_cast<long>(&no_core), 0);
   call(SYS_prctl, PR_SET_NAME, reinterpret_cast<long>("nmprof watch"));
+  // Out of the program's process group and session (a job's group lives no longer
+  // than its processes; a stop of the group does not stop the watch), and out of its
+  // working directory (which it would keep from being unmounted).
+  call(SYS_setsid);
+  call(SYS_chdir, reinterpret_cast<long>("/"));
   int program = g_watch.program, self = static_cast<int>(call(SYS_getpid));
   long pidfd = call(SYS_pidfd_open, program, 0);
   // The pid is the program's while it shares this memory: then the pidfd names it.
@@ -145,7 +151,9 @@ bool start(int file, void (*at_death)(int file)) {
   g_lock.lock(self);
   int error = errno;
   int state = g_watch.state.load(std::memory_order_acquire);
-  bool startable = (state == kNone || state == kGone) && g_watch.thread_pointer && getpid() != 1;
+  // A watch that left without being asked (no pidfd, kcmp refused) would leave again.
+  bool startable = (state == kNone || (state == kGone && g_watch.ending.load(std::memory_order_relaxed))) &&
+                   g_watch.thread_pointer && getpid() != 1;
   // A watch of this process ran on the stack (and may be in its last instruction): a new one.
   if (startable && state == kGone) g_watch.stack = nullptr;
   if (startable && !g_watch.stack) {
@@ -165,6 +173,17 @@ bool start(int file, void (*at_death)(int file)) {
   errno = error;
   g_lock.unlock();
   return running();
+}
+
+bool holds_privileges() {
+  uid_t uid, euid, suid;
+  gid_t gid, egid, sgid;
+  if (getresuid(&uid, &euid, &suid) != 0 || getresgid(&gid, &egid, &sgid) != 0) return true;
+  if (euid == 0 || uid != euid || suid != euid || gid != egid || sgid != egid) return true;
+  __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  if (syscall(SYS_capget, &header, data) != 0) return true;
+  return (data[0].effective | data[0].permitted | data[1].effective | data[1].permitted) != 0;
 }
 
 bool running() { return g_watch.state.load(std::memory_order_acquire) == kWatching; }

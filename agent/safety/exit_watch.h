@@ -31,6 +31,10 @@ void remember_thread();
 // watch once every thread of the process has gone without end(). False when no watch
 // runs (no pidfd_open or close_range: Linux before 5.9; no memory; PID 1).
 bool start(int file, void (*at_death)(int file));
+// Root, a capability or set-id credentials: what a program may give up, and a watch
+// made now would keep while it shares the program's memory (and could be made to run
+// the program's code). No watch is made then.
+bool holds_privileges();
 bool running();
 // The process ends its recording itself (exit, exec, a stop): the watch goes without
 // writing, at the latest a second later (it looks once a second), or when the process

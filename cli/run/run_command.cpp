@@ -127,6 +127,9 @@ void add_run_command(CLI::App& app, RunOptions& options) {
                   "4: too few samples to tell)");
   add_confidence_option(run, options.confidence);
   run->add_flag("--keep-jfr", options.keep_jfr, "With -o in another format (x.pb.gz), keep the JFR too (x.jfr)");
+  run->add_flag("--exit-watch", options.exit_watch,
+                "Record to their end the processes that end without running the agent (Go programs, SIGKILL): "
+                "a watch process shares each one's memory (see man nmprof)");
   add_trust_environment_flag(run, options.trust_environment);
   add_upload_options(run, options.upload);
   run->add_option("command", options.command, "The program and its arguments, after --")->required();
@@ -143,6 +146,7 @@ int run_command(const RunOptions& options) {
   AgentOptions agent;
   std::string error;
   if (!to_agent_options(options.recording, &agent, &error)) return fail(kExitUsage, error);
+  agent.exit_watch = options.exit_watch;
   if (!check_output(expand_path_template(options.output, kWidestPid, local_time_text(time(nullptr))), &error))
     return fail(kExitFailure, error);
   std::string program = check_program(options.command[0], &error);

@@ -22,6 +22,7 @@ struct RunOptions {
   size_t top = 10;
   bool quiet = false;
   bool keep_jfr = false;  // when -o names another format
+  bool exit_watch = false;  // AgentOptions::exit_watch
   bool trust_environment = false;  // NMPROF_AGENT under sudo (agent_location.h)
   std::optional<uint64_t> fail_on_live;  // exit kExitGate when more was live at the end
   double confidence = report::kDefaultConfidence;  // of the gate and the summary's intervals

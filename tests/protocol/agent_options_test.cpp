@@ -87,22 +87,20 @@ TEST(AgentOptions, LiveTrackingOptions) {
   EXPECT_TRUE(parse_agent_options("maxtracked=12x", o));
 }
 
-TEST(AgentOptions, TheExitWatchIsAutomaticUnlessAskedFor) {
-  using ExitWatch = AgentOptions::ExitWatch;
+TEST(AgentOptions, TheExitWatchIsAskedFor) {
   AgentOptions o;
-  EXPECT_EQ(o.exit_watch, ExitWatch::kAuto);
+  EXPECT_FALSE(o.exit_watch);
   EXPECT_EQ(format_agent_options(o).find("exitwatch"), std::string::npos);
-  for (auto [text, watch] : {std::pair{"true", ExitWatch::kOn}, {"false", ExitWatch::kOff}, {"auto", ExitWatch::kAuto}}) {
-    AgentOptions asked;
-    EXPECT_FALSE(parse_agent_options(std::string("exitwatch=") + text, asked));
-    EXPECT_EQ(asked.exit_watch, watch) << text;
-    AgentOptions back;
-    EXPECT_FALSE(parse_agent_options(format_agent_options(asked), back));
-    EXPECT_EQ(back.exit_watch, watch) << text;
-  }
+  EXPECT_FALSE(parse_agent_options("exitwatch=true", o));
+  EXPECT_TRUE(o.exit_watch);
+  AgentOptions back;
+  EXPECT_FALSE(parse_agent_options(format_agent_options(o), back));
+  EXPECT_TRUE(back.exit_watch);
+  EXPECT_FALSE(parse_agent_options("exitwatch=false", back));
+  EXPECT_FALSE(back.exit_watch);
   auto error = parse_agent_options("exitwatch=yes", o);
   ASSERT_TRUE(error);
-  EXPECT_NE(error->find("auto, true or false"), std::string::npos) << *error;
+  EXPECT_NE(error->find("true or false"), std::string::npos) << *error;
 }
 
 TEST(AgentOptions, MaxSizeIsASizeOfAtLeast64k) {
