@@ -124,9 +124,11 @@ class ProfileBuilder {
     const Type* tag_type = types.find(schema::kTagName);
     const Type* module_type = types.find(schema::kModuleName);
     const Type* malloc_type = types.find(schema::kMallocName);
+    const Type* live_malloc_type = types.find(schema::kLiveMallocName);
     const Type* free_type = types.find(schema::kFreeName);
-    FieldBinding malloc_time, free_time;
+    FieldBinding malloc_time, live_malloc_time, free_time;
     if (malloc_type) malloc_time = FieldBinding(*malloc_type, {"startTime"});
+    if (live_malloc_type) live_malloc_time = FieldBinding(*live_malloc_type, {"startTime"});
     if (free_type) free_time = FieldBinding(*free_type, {"startTime"});
 
     Process p;
@@ -135,8 +137,10 @@ class ProfileBuilder {
     bool identified = false;
     chunk.for_each_event([&](const Event& e) {
       const Type* type = &e.type();
-      if (type == malloc_type || type == free_type) {
-        earliest.add(time_of(chunk, e, type == malloc_type ? malloc_time : free_time));
+      if (type == malloc_type || type == live_malloc_type || type == free_type) {
+        earliest.add(time_of(chunk, e, type == malloc_type ? malloc_time
+                                       : type == free_type ? free_time
+                                                           : live_malloc_time));
       } else if (type == process_type && !identified) {
         Value v = e.value();
         p.pid = v.field("pid").integer();
@@ -234,9 +238,10 @@ class ProfileBuilder {
   void read_samples(const Chunk& chunk, uint32_t process, const EarliestAhead& earliest) {
     const auto& types = chunk.types();
     const Type* malloc_type = types.find(schema::kMallocName);
+    const Type* live_malloc_type = types.find(schema::kLiveMallocName);
     const Type* free_type = types.find(schema::kFreeName);
     const Type* java_type = types.find(kJavaSampleName);
-    FieldBinding mallocs, frees, java_samples;
+    FieldBinding mallocs, live_mallocs, frees, java_samples;
     std::vector<std::string_view> malloc_fields = {"startTime", "eventThread", "stackTrace",
                                                    "address",   "size",        "weight",
                                                    "allocator", schema::kSpanIdField, schema::kLocalRootSpanIdField,
@@ -246,6 +251,8 @@ class ProfileBuilder {
       attributes = context_attributes(*malloc_type, malloc_fields);
       mallocs = FieldBinding(*malloc_type, malloc_fields);
     }
+    // The same fields as profiler.Malloc's (nmprof_schema.cpp).
+    if (live_malloc_type) live_mallocs = FieldBinding(*live_malloc_type, malloc_fields);
     if (free_type)
       frees = FieldBinding(*free_type, {"startTime", "address", schema::kNewAddressField, schema::kNewSizeField,
                                         schema::kNewWeightField});
@@ -287,14 +294,15 @@ class ProfileBuilder {
     size_t native_events = 0;  // samples and frees, counted as EarliestAhead counts them
     chunk.for_each_event([&](const Event& e) {
       const Type* type = &e.type();
-      if (type == malloc_type || type == free_type) {
+      if (type == malloc_type || type == live_malloc_type || type == free_type) {
         // What came before the earliest event still to come can be paired.
         if (EarliestAhead::block_begins(native_events)) profile_.hold_from(process, earliest.from(native_events));
         native_events++;
       }
-      if (type == malloc_type) {
-        e.read(mallocs, slots);
+      if (type == malloc_type || (type == live_malloc_type && malloc_type)) {
+        e.read(type == malloc_type ? mallocs : live_mallocs, slots);
         Sample a;
+        a.carried = type == live_malloc_type;
         a.time_nanos = header.ticks_to_nanos(slots[kMallocTime].integer());
         a.thread = thread(slots[kMallocThread]);
         a.stack = stacks.stack(slots[kMallocStack]);

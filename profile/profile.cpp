@@ -134,9 +134,9 @@ uint32_t Profile::add_allocation(const Sample& sample) {
   const SampleOrigin& origin = sample;
   auto [it, added] = allocation_ids_.try_emplace(origin, static_cast<uint32_t>(allocations_.size()));
   if (added) allocations_.push_back({origin, {}, {}});
-  Totals totals = sample.totals();
+  Totals totals = sample.carried ? Totals{} : sample.totals();
   allocations_[it->second].allocated.add(totals);
-  time_series_.allocated(sample.time_nanos, totals.bytes, false);
+  if (!sample.carried) time_series_.allocated(sample.time_nanos, totals.bytes, false);
   if (native)
     live_.allocated(sample.process, sample.address,
                     {it->second, sample.weight_when_live(), sample.time_nanos, sample.size}, live_changes());

@@ -159,6 +159,9 @@ struct Sample : SampleOrigin {
   // Allocations this sample stands for (1/P(sampled)); added bytes * weight estimates bytes.
   float weight = 1;
   float live_weight = 0;  // blocks of its size it stands for in the live view; 0: weight
+  // Allocated in an earlier chunk of a looping recording and still live
+  // (profiler.LiveMalloc): in the live view, not in what this recording allocated.
+  bool carried = false;
 
   Totals totals() const { return sample_totals(size > before ? size - before : 0, weight); }
   float weight_when_live() const { return live_weight ? live_weight : weight; }

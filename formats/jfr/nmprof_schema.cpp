@@ -111,6 +111,8 @@ Metadata build(std::span<const std::string> context_attributes) {
 
   m.add(event_type(kMallocName, kMallocEvent, "Malloc", malloc_fields(context_attributes),
                    "A sampled native memory allocation"));
+  m.add(event_type(kLiveMallocName, kLiveMallocEvent, "Live Malloc", malloc_fields(context_attributes),
+                   "A sampled allocation of an earlier chunk whose block is still live: in the live view only"));
   m.add(event_type(kFreeName, kFreeEvent, "Free",
                    {start_time(), pooled("eventThread", kThread, "Event Thread"),
                     pooled("stackTrace", kStackTrace, "Stack Trace"), address(),

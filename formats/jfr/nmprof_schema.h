@@ -38,6 +38,7 @@ enum TypeId : uint64_t {
   kStatisticsEvent = 124,
   kTagEvent = 125,
   kModuleEvent = 126,
+  kLiveMallocEvent = 119,  // below 128: its id is one byte, as profiler.Malloc's (chunk_window.h)
 
   kLabel = 201,
   kCategory = 202,
@@ -122,6 +123,9 @@ inline constexpr const char* kNewAddressField = "newAddress";
 inline constexpr const char* kNewSizeField = "newSize";
 inline constexpr const char* kNewWeightField = "newWeight";
 inline constexpr const char* kModuleName = "nmprof.Module";
+// A profiler.Malloc of an earlier chunk of a looping recording (--loop) whose block is
+// still live: the same fields, in the live view only (chunk_window.h).
+inline constexpr const char* kLiveMallocName = "profiler.LiveMalloc";
 
 // The complete metadata of an nmprof recording whose profiler.Malloc events carry no
 // context attributes.
