@@ -112,6 +112,12 @@ bool write_output(const std::string& output, std::string* error, const OutputFil
   return file.open(error) && fill(file.fd(), error) && file.commit(error);
 }
 
+bool write_bytes(int fd, std::span<const uint8_t> bytes, const std::string& output, std::string* error) {
+  if (write_all(fd, reinterpret_cast<const char*>(bytes.data()), bytes.size())) return true;
+  *error = "cannot write " + output + ": " + strerror(errno);
+  return false;
+}
+
 bool copy_file(int source, size_t length, int out, std::string* error) {
   char buffer[65536];
   for (size_t at = 0; at < length;) {

@@ -18,9 +18,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <ostream>
 #include <string>
 
@@ -66,6 +68,10 @@ using OutputFiller = std::function<bool(int fd, std::string* error)>;
 // An OutputFile opened, filled and committed. False with a one-line *error; the
 // output is then left as it was.
 bool write_output(const std::string& output, std::string* error, const OutputFiller& fill);
+
+// Writes `bytes` to `fd`, the staging file of `output`; false with *error ("cannot
+// write OUTPUT: ...") on failure.
+bool write_bytes(int fd, std::span<const uint8_t> bytes, const std::string& output, std::string* error);
 
 // Copies the first `length` bytes of `source` to `out`.
 bool copy_file(int source, size_t length, int out, std::string* error);

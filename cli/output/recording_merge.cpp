@@ -50,16 +50,6 @@ void measure(Input& input, std::vector<std::string>& warnings) {
                        " bytes written after its last complete write (the process died while writing)");
 }
 
-// The agent holds an exclusive flock on its file while its process lives: a process
-// that outlived the command (a daemon) is recorded only up to now.
-bool still_recording(int fd) {
-  if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
-    flock(fd, LOCK_UN);
-    return false;
-  }
-  return errno == EWOULDBLOCK;
-}
-
 // The length of the prefix of a file of `size` bytes made of whole chunks;
 // read_header(offset, out) reads the header at `offset`.
 template <typename ReadHeader>
@@ -80,6 +70,14 @@ size_t whole_chunks(size_t size, ReadHeader read_header) {
 }
 
 }  // namespace
+
+bool still_recording(int fd) {
+  if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
+    flock(fd, LOCK_UN);
+    return false;
+  }
+  return errno == EWOULDBLOCK;
+}
 
 size_t complete_chunks(std::span<const uint8_t> bytes) {
   return whole_chunks(bytes.size(), [&](size_t offset, uint8_t* header) {
@@ -227,15 +225,8 @@ bool merge_recordings(StagingDirectory& directory, const std::vector<SurvivingPr
   result->written = !inputs.empty();
   if (!inputs.empty()) {
     bool written = write_output(output, error, [&](int fd, std::string* why) {
-      for (const Input& input : inputs) {
-        auto bytes = input.file->bytes().first(input.complete_bytes);
-        for (size_t at = 0; at < bytes.size();) {
-          ssize_t n = write(fd, bytes.data() + at, bytes.size() - at);
-          if (n < 0 && errno == EINTR) continue;
-          if (n <= 0) return *why = "cannot write " + output + ": " + strerror(errno), false;
-          at += static_cast<size_t>(n);
-        }
-      }
+      for (const Input& input : inputs)
+        if (!write_bytes(fd, input.file->bytes().first(input.complete_bytes), output, why)) return false;
       return true;
     });
     if (!written) {

@@ -26,6 +26,11 @@ size_t complete_chunks(std::span<const uint8_t> bytes);
 // The same for a file, reading only the chunk headers (a recording may be large).
 size_t complete_chunks(int fd);
 
+// Whether the process of a recording still lives: the agent holds an exclusive flock
+// on its file while it does (a process that outlived the command, a daemon, is
+// recorded only up to now).
+bool still_recording(int fd);
+
 // Whether whole chunks hold a sampled allocation (profiler.Malloc).
 bool holds_samples(std::span<const uint8_t> chunks);
 // The stoppedGrowing of the last nmprof.Statistics of whole chunks (kGrowing: none).

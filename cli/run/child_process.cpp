@@ -32,7 +32,8 @@ std::vector<char*> pointers_to(std::vector<std::string>& strings) {
 }
 
 bool run_child(const std::string& path, const std::vector<std::string>& argv, const Environment& overrides,
-               ProfileSignals& signals, ChildExit* result, std::string* error) {
+               ProfileSignals& signals, ChildExit* result, std::string* error,
+               const std::function<void(long pid)>& started) {
   std::vector<std::string> env = environment_with(overrides);
   std::vector<std::string> args = argv;
   std::vector<char*> envp = pointers_to(env);
@@ -69,6 +70,7 @@ bool run_child(const std::string& path, const std::vector<std::string>& argv, co
   do n = read(report[0], &exec_errno, sizeof exec_errno);
   while (n < 0 && errno == EINTR);
   close(report[0]);
+  if (n != sizeof exec_errno && started) started(pid);
 
   // Waited for without reaping it first: until the pid is forgotten, a signal sent
   // to nmprof goes to it, and its number cannot be given to another process meanwhile.

@@ -3,6 +3,7 @@
 // (profile_signals.h).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,9 +25,11 @@ struct ChildExit {
   long pid = 0;
 };
 
-// Runs `path` with `argv` (argv[0] as the user typed it) to its end. Returns false
-// with *error if it could not be started.
+// Runs `path` with `argv` (argv[0] as the user typed it) to its end; `started`, when
+// given, is told its pid once it runs. Returns false with *error if it could not be
+// started.
 bool run_child(const std::string& path, const std::vector<std::string>& argv, const Environment& overrides,
-               ProfileSignals& signals, ChildExit* result, std::string* error);
+               ProfileSignals& signals, ChildExit* result, std::string* error,
+               const std::function<void(long pid)>& started = {});
 
 }  // namespace nmprof::cli

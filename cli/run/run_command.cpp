@@ -14,7 +14,9 @@
 #include "cli/options/did_you_mean.h"
 #include "cli/options/path_check.h"
 #include "cli/options/confidence_option.h"
+#include "cli/options/seconds_option.h"
 #include "cli/options/size_option.h"
+#include "cli/output/chunk_path.h"
 #include "cli/output/invoking_user.h"
 #include "cli/output/output_check.h"
 #include "cli/output/recording_broker.h"
@@ -23,6 +25,7 @@
 #include "cli/report/report_command.h"
 #include "cli/run/child_process.h"
 #include "cli/run/profile_signals.h"
+#include "cli/run/recording_loop.h"
 #include "cli/run/program_check.h"
 #include "cli/run/seccomp_probe.h"
 #include "cli/run/surviving_processes.h"
@@ -35,6 +38,9 @@ namespace nmprof::cli {
 namespace {
 
 namespace fs = std::filesystem;
+
+constexpr double kMaxLoopSeconds = 7 * 24 * 3600;  // a chunk a week
+constexpr uint64_t kMaxKeptChunks = 1000000;
 
 std::string appended(const char* name, const std::string& value) {
   const char* current = getenv(name);
@@ -93,6 +99,30 @@ int write_profile(const RunOptions& options, StagingDirectory& staging, const st
   return child.status;
 }
 
+// The command and nmprof's chunks under --loop: the status as write_profile's.
+int finish_chunks(const RunOptions& options, RecordingLoop& loop, StagingDirectory& staging, const ChildExit& child) {
+  int delivered = loop.finish(wall_clock_nanos());
+  if (loop.all_written())
+    staging.remove();
+  else
+    std::cerr << "nmprof: the processes' recordings are kept in " << text::escape_controls(staging.path()) << "\n";
+  if (!options.quiet && child.signal != 0 && child.signal != SIGINT && child.signal != SIGPIPE)
+    std::cerr << "nmprof: the command was killed by " << signal_text(child.signal) << "\n";
+  if (delivered == kExitFailure) return child.status != 0 ? child.status : kExitFailure;
+  if ((delivered == kExitGate || delivered == kExitUndecided) && child.status == 0) return delivered;
+  return child.status;
+}
+
+// Refusals of --loop and --keep that their values alone cannot tell; "" when none.
+std::string loop_problem(const RunOptions& options) {
+  if (!options.loop_seconds) return options.keep ? "--keep N keeps the newest N chunks of --loop: give --loop" : "";
+  if (!names_each_chunk(options.output))
+    return "--loop writes a file per chunk: -o needs %n (the chunk's number) or %t (its start time), e.g. -o "
+           "app-%n.jfr";
+  if (options.recording.max_size != "0") return "--max-size does not go with --loop yet";
+  return "";
+}
+
 }  // namespace
 
 size_t split_run_arguments(const CLI::App& run, const std::vector<std::string>& args, size_t first,
@@ -115,7 +145,7 @@ size_t split_run_arguments(const CLI::App& run, const std::vector<std::string>& 
 void add_run_command(CLI::App& app, RunOptions& options) {
   CLI::App* run = app.add_subcommand("run", "Run a program with the agent, record, and summarize");
   add_recording_options(run, options.recording);
-  run->add_option("-o,--output", options.output, "Output file (%p: pid, %t: start time)")
+  run->add_option("-o,--output", options.output, "Output file (%p: pid, %t: start time; with --loop, %n: chunk number)")
       ->default_val(options.output)
       ->check(path_check());
   run->add_option("--top", options.top, "Stacks shown in the summary")->default_val(options.top)
@@ -130,6 +160,12 @@ void add_run_command(CLI::App& app, RunOptions& options) {
   run->add_flag("--exit-watch", options.exit_watch,
                 "Record to their end the processes that end without running the agent (Go programs, SIGKILL): "
                 "a watch process shares each one's memory (see man nmprof)");
+  add_duration_option(run, "--loop", options.loop_seconds, {1, kMaxLoopSeconds},
+                      "Close the recording every DURATION (90s, 10m) and begin the next: a file per chunk (-o with "
+                      "%n or %t)");
+  run->add_option("--keep", options.keep, "With --loop: keep the newest N chunk files (default: all)")
+      ->check(count_check(1, kMaxKeptChunks, "chunks"))
+      ->type_name("N");
   add_trust_environment_flag(run, options.trust_environment);
   add_upload_options(run, options.upload);
   run->add_option("command", options.command, "The program and its arguments, after --")->required();
@@ -147,6 +183,7 @@ int run_command(const RunOptions& options) {
   std::string error;
   if (!to_agent_options(options.recording, &agent, &error)) return fail(kExitUsage, error);
   agent.exit_watch = options.exit_watch;
+  if (std::string problem = loop_problem(options); !problem.empty()) return fail(kExitUsage, problem);
   if (!check_output(expand_path_template(options.output, kWidestPid, local_time_text(time(nullptr))), &error))
     return fail(kExitFailure, error);
   std::string program = check_program(options.command[0], &error);
@@ -181,18 +218,30 @@ int run_command(const RunOptions& options) {
   }
 
   time_t started = time(nullptr);
+  std::optional<RecordingLoop> loop;
+  if (options.loop_seconds) {
+    loop.emplace(LoopSettings{options.loop_seconds, options.output, options.keep, options.keep_jfr, options.quiet,
+                              options.top, options.fail_on_live, options.confidence, options.command[0]},
+                 staging, wall_clock_nanos(), uploader.get());
+    loop->start();
+  }
   ChildExit child;
   Environment env = {{"LD_PRELOAD", appended("LD_PRELOAD", agent_path)},
                      {kOptionsVariable, format_agent_options(agent)}};
   ProfileSignals signals;  // until the profile is written
-  if (!run_child(program, options.command, env, signals, &child, &error)) {
+  auto started_command = [&loop](long pid) {
+    if (loop) loop->command_started(pid);
+  };
+  if (!run_child(program, options.command, env, signals, &child, &error, started_command)) {
+    loop.reset();
     broker.stop();
     staging.remove();
     return fail(kExitCannotRun, error);
   }
   broker.close_command_end();
   std::vector<SurvivingProcess> survivors = surviving_processes(broker.holders());
-  int status = write_profile(options, staging, survivors, broker.execs(), child, started, uploader.get());
+  int status = loop ? finish_chunks(options, *loop, staging, child)
+                    : write_profile(options, staging, survivors, broker.execs(), child, started, uploader.get());
   broker.stop();
   if (uploader) uploader->finish(signals.profile_written());
   signals.end_by_held_signal();

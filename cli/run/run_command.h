@@ -26,6 +26,8 @@ struct RunOptions {
   bool trust_environment = false;  // NMPROF_AGENT under sudo (agent_location.h)
   std::optional<uint64_t> fail_on_live;  // exit kExitGate when more was live at the end
   double confidence = report::kDefaultConfidence;  // of the gate and the summary's intervals
+  double loop_seconds = 0;  // --loop: a chunk every so many seconds; 0: one recording
+  unsigned keep = 0;        // --keep: the newest chunk files kept; 0: all
   UploadOptions upload;
   std::vector<std::string> command;
 };

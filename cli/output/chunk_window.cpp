@@ -1,0 +1,183 @@
+#include "cli/output/chunk_window.h"
+
+#include <algorithm>
+
+#include "formats/jfr/nmprof_schema.h"
+#include "formats/jfr/reading/chunk_header.h"
+#include "formats/jfr/reading/byte_reader.h"
+#include "formats/jfr/varint.h"
+#include "formats/jfr/writing/chunk_writer.h"
+
+namespace nmprof::cli {
+namespace {
+
+constexpr uint64_t kMetadataRecord = 0;
+constexpr uint64_t kCheckpointRecord = 1;
+
+// Reads `count` varints from `at`, in order; throws at the end of the bytes.
+std::vector<uint64_t> varints(const uint8_t* at, const uint8_t* end, size_t count, size_t* length = nullptr) {
+  std::vector<uint64_t> values(count);
+  const uint8_t* start = at;
+  for (uint64_t& value : values) {
+    size_t n = jfr::decode_varint(at, end, value);
+    if (n == 0) throw jfr::FormatError("a record ends inside its fields");
+    at += n;
+  }
+  if (length) *length = static_cast<size_t>(at - start);
+  return values;
+}
+
+void put_be64(uint8_t* at, uint64_t value) {
+  for (int i = 7; i >= 0; i--, value >>= 8) at[i] = static_cast<uint8_t>(value);
+}
+
+// The checkpoint `record` with its delta (the offset of the previous checkpoint from
+// it, negative) replaced: checkpoints are chained backwards from the header.
+std::vector<uint8_t> with_delta(const std::vector<uint8_t>& record, int64_t delta) {
+  const uint8_t* end = record.data() + record.size();
+  size_t size_length = 0;
+  varints(record.data(), end, 1, &size_length);
+  size_t head_length = 0;  // type, start, duration, delta
+  varints(record.data() + size_length, end, 4, &head_length);
+  std::vector<uint64_t> head = varints(record.data() + size_length, end, 3);
+  uint8_t fields[4 * 10];
+  size_t n = 0;
+  for (uint64_t value : head) n += jfr::encode_varint(value, fields + n);
+  n += jfr::encode_varint(static_cast<uint64_t>(delta), fields + n);
+  const uint8_t* rest = record.data() + size_length + head_length;
+  size_t rest_length = static_cast<size_t>(end - rest);
+  std::vector<uint8_t> out(size_length + n + rest_length);
+  jfr::encode_varint_padded(out.size(), out.data(), size_length);
+  std::copy(fields, fields + n, out.data() + size_length);
+  std::copy(rest, end, out.data() + size_length + n);
+  return out;
+}
+
+}  // namespace
+
+void ChunkWindow::take(std::span<const uint8_t> header, std::span<const uint8_t> records) {
+  jfr::parse_chunk_header(header);  // throws for what is not one
+  header_.assign(header.begin(), header.begin() + jfr::kChunkHeaderSize);
+  const uint8_t* end = records.data() + records.size();
+  for (size_t offset = 0; offset < records.size();) {
+    const uint8_t* at = records.data() + offset;
+    size_t head_length = 0;
+    std::vector<uint64_t> head = varints(at, end, 2, &head_length);  // size, type
+    uint64_t size = head[0], type = head[1];
+    if (size < head_length || size > records.size() - offset) throw jfr::FormatError("a record runs past its chunk");
+    offset += size;
+    Record record(at, at + size);
+    taken_ += size;
+    grew_ = true;
+    if (type == kMetadataRecord) {
+      metadata_ = std::move(record);
+    } else if (type == kCheckpointRecord) {
+      checkpoints_.push_back(std::move(record));
+    } else if (type == jfr::schema::kStatisticsEvent) {
+      statistics_ = std::move(record);
+    } else if (type == jfr::schema::kMallocEvent || type == jfr::schema::kFreeEvent) {
+      bool malloc = type == jfr::schema::kMallocEvent;
+      // startTime, eventThread, stackTrace, address; a Free's newAddress.
+      std::vector<uint64_t> fields = varints(at + head_length, at + size, malloc ? 4 : 5);
+      arrived_.push_back({static_cast<int64_t>(fields[0]), fields[3], malloc ? 0 : fields[4], malloc, false,
+                          std::move(record)});
+    } else {
+      descriptions_.push_back(std::move(record));
+    }
+  }
+}
+
+void ChunkWindow::end(Block block, Record free) {
+  if (block.carried) return;
+  for (Record& record : block.records) ended_.push_back(std::move(record));
+  if (!free.empty()) ended_.push_back(std::move(free));
+}
+
+void ChunkWindow::follow(Sampled event) {
+  if (event.malloc) {
+    // A block already there at that address: its free was lost (the agent stopped
+    // tracking it); the new block takes its place, as in the report.
+    auto old = live_.find(event.address);
+    if (old != live_.end()) {
+      end(std::move(old->second), {});
+      live_.erase(old);
+    }
+    live_[event.address].records.push_back(std::move(event.record));
+    return;
+  }
+  auto found = live_.find(event.address);
+  if (found == live_.end()) {
+    // Its sample comes in a later append; once only.
+    if (!event.retried) unpaired_.push_back(std::move(event)), unpaired_.back().retried = true;
+    return;
+  }
+  Block block = std::move(found->second);
+  live_.erase(found);
+  if (event.new_address == 0) return end(std::move(block), std::move(event.record));
+  block.records.push_back(std::move(event.record));
+  auto taken = live_.find(event.new_address);
+  if (taken != live_.end()) {
+    end(std::move(taken->second), {});
+    live_.erase(taken);
+  }
+  live_.emplace(event.new_address, std::move(block));
+}
+
+void ChunkWindow::cut(int64_t start_nanos, int64_t end_nanos, int64_t until_nanos, std::vector<uint8_t>& out) {
+  if (header_.empty()) return;
+  jfr::ChunkHeader source = jfr::parse_chunk_header(header_);
+  // The source's clock: its tick at a wall-clock time.
+  auto ticks_at = [&source](int64_t nanos) {
+    double ticks = static_cast<double>(source.start_ticks) + static_cast<double>(nanos - source.start_nanos) *
+                                                                 static_cast<double>(source.ticks_per_second) / 1e9;
+    return ticks >= 9e18 ? INT64_MAX : static_cast<int64_t>(ticks);
+  };
+  int64_t until_ticks = until_nanos == INT64_MAX ? INT64_MAX : ticks_at(until_nanos);
+  std::vector<Sampled> events = std::move(unpaired_);
+  unpaired_.clear();
+  std::vector<Sampled> later;
+  for (Sampled& event : arrived_) (event.ticks < until_ticks ? events : later).push_back(std::move(event));
+  arrived_ = std::move(later);
+  std::stable_sort(events.begin(), events.end(), [](const Sampled& a, const Sampled& b) { return a.ticks < b.ticks; });
+  for (Sampled& event : events) follow(std::move(event));
+
+  size_t chunk_start = out.size();
+  out.resize(chunk_start + jfr::kChunkHeaderSize);
+  auto append = [&out](const Record& record) { out.insert(out.end(), record.begin(), record.end()); };
+  append(metadata_);
+  uint64_t last_checkpoint = 0;  // offset in the chunk
+  for (const Record& checkpoint : checkpoints_) {
+    uint64_t at = out.size() - chunk_start;
+    append(with_delta(checkpoint, last_checkpoint ? static_cast<int64_t>(last_checkpoint - at) : 0));
+    last_checkpoint = at;
+  }
+  for (const Record& record : descriptions_) append(record);
+  if (!statistics_.empty()) append(statistics_);
+  for (const Record& record : ended_) append(record);
+  for (auto& [address, block] : live_) {
+    for (size_t i = 0; i < block.records.size(); i++) {
+      size_t at = out.size();
+      append(block.records[i]);
+      if (i == 0 && block.carried) {
+        uint64_t size;
+        out[at + jfr::decode_varint(&out[at], out.data() + out.size(), size)] = jfr::schema::kLiveMallocEvent;
+      }
+    }
+    block.carried = true;
+  }
+  ended_.clear();
+  grew_ = !arrived_.empty();  // what is left goes in the next window
+
+  uint8_t* h = out.data() + chunk_start;
+  std::copy(header_.begin(), header_.begin() + 8, h);  // magic and version
+  put_be64(h + 8, out.size() - chunk_start);
+  put_be64(h + 16, last_checkpoint);
+  put_be64(h + 24, jfr::kChunkHeaderSize);
+  put_be64(h + 32, static_cast<uint64_t>(start_nanos));
+  put_be64(h + 40, static_cast<uint64_t>(std::max<int64_t>(end_nanos - start_nanos, 0)));
+  put_be64(h + 48, static_cast<uint64_t>(ticks_at(start_nanos)));  // the clock moved to the start
+  put_be64(h + 56, static_cast<uint64_t>(source.ticks_per_second));
+  std::copy(header_.begin() + 64, header_.end(), h + 64);  // file state and flags
+}
+
+}  // namespace nmprof::cli

@@ -1,0 +1,86 @@
+// Cuts one growing JFR chunk (what one process image records under `run`: a chunk
+// that the agent appends to while the process runs) into windows, each a complete,
+// self-contained chunk of its own (--loop). A window's chunk holds the recording's
+// metadata, every constant pool written so far (pool entries are written once, and a
+// later window's samples refer to earlier entries), the process's description
+// events, its latest statistics, and of the samples and frees:
+//
+// - every profiler.Malloc that appeared in the recording since the previous window,
+//   with the frees and realloc moves of those blocks that also appeared by now: what
+//   was allocated in the window;
+// - for every sampled block of an earlier window still live now, its original
+//   profiler.Malloc retyped profiler.LiveMalloc (same fields: its stack, size and
+//   time stay) and the realloc moves it went through: the live view, not allocated.
+//
+// A window takes the samples and frees made before its end (their times), among
+// those the agent has written by the time it is cut: a sample written late (the
+// agent writes at most a second after it, a single-threaded program when it next
+// samples) goes to the first window cut after it appeared, so that each sample is in
+// exactly one window and nothing is lost or counted twice at a boundary. Blocks are
+// followed by address, in time order, as the report's live tracker follows them.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "formats/jfr/writing/chunk_writer.h"
+
+namespace nmprof::cli {
+
+class ChunkWindow {
+ public:
+  // Where the records not taken yet begin in the source chunk (an offset from its start).
+  size_t taken() const { return taken_; }
+  // Takes the source chunk's `header` as it is now and the `records` that follow
+  // taken(): whole records, up to where the header says the chunk ends now (a chunk
+  // the agent appends to only grows). Throws jfr::FormatError for bytes that are
+  // not records.
+  void take(std::span<const uint8_t> header, std::span<const uint8_t> records);
+  // Whether the next window has something of its own: a record taken since the last
+  // cut, or a sample that came after it.
+  bool grew() const { return grew_; }
+  // Appends to `out` the window's chunk, covering [start_nanos, end_nanos) (wall
+  // clock): the samples and frees taken that were made before `until_nanos` (the
+  // window's end; the last window takes them all). Nothing when no header was taken
+  // yet.
+  void cut(int64_t start_nanos, int64_t end_nanos, int64_t until_nanos, std::vector<uint8_t>& out);
+
+ private:
+  using Record = std::vector<uint8_t>;
+  struct Sampled {  // a profiler.Malloc or profiler.Free, in the order of their times
+    int64_t ticks;
+    uint64_t address;
+    uint64_t new_address;  // a Free's realloc move; 0: a free
+    bool malloc;
+    bool retried;  // unpaired at a cut before
+    Record record;
+  };
+  // A sampled block: its profiler.Malloc, then the moves of its reallocs.
+  struct Block {
+    std::vector<Record> records;
+    bool carried = false;  // allocated in an earlier window
+  };
+
+  void follow(Sampled event);
+  // A block leaves the live set: what it was allocated and freed in this window goes
+  // in the window's chunk; a block of an earlier window is gone from the view.
+  void end(Block block, Record free);
+
+  std::vector<uint8_t> header_;         // the source chunk's, once taken
+  Record metadata_;
+  std::vector<Record> checkpoints_;     // in file order
+  std::vector<Record> descriptions_;    // nmprof.Process, settings, tags, modules
+  Record statistics_;                   // the latest nmprof.Statistics
+  size_t taken_ = jfr::kChunkHeaderSize;  // records follow the header
+  bool grew_ = false;
+  std::vector<Sampled> arrived_;        // samples and frees not in a window yet
+  std::unordered_map<uint64_t, Block> live_;  // by the block's address now
+  std::vector<Record> ended_;           // blocks of this window that were freed
+  // Frees whose block had not appeared yet (another stripe's sample, written in a
+  // later append), tried again at the next cut.
+  std::vector<Sampled> unpaired_;
+};
+
+}  // namespace nmprof::cli

@@ -1,0 +1,46 @@
+// The recordings of a looping run (--loop), cut into windows: what every process of
+// the run recorded (one growing file each in the staging directory, a chunk per
+// process image) becomes, at each boundary, one JFR recording of the window: the
+// concatenated window chunks (chunk_window.h) of the process images that recorded
+// something in it or still run. The files are read incrementally, from where the
+// last cut left them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli/output/chunk_window.h"
+#include "cli/output/staging_directory.h"
+
+namespace nmprof::cli {
+
+class RecordingWindows {
+ public:
+  explicit RecordingWindows(const StagingDirectory& staging) : staging_(staging) {}
+  ~RecordingWindows();  // closes the recordings
+  RecordingWindows(const RecordingWindows&) = delete;
+  RecordingWindows& operator=(const RecordingWindows&) = delete;
+
+  // The recording of [start_nanos, end_nanos) (wall clock): the samples made before
+  // end_nanos; empty when no process has recorded anything yet. `last`: the command
+  // has ended, and this one takes every sample left, and each process image's live
+  // set at its end. A recording that cannot be read (damaged) is
+  // named in one line of *warnings and left out from then on.
+  std::vector<uint8_t> cut(int64_t start_nanos, int64_t end_nanos, bool last, std::vector<std::string>* warnings);
+
+ private:
+  struct Recording {
+    int fd = -1;
+    std::vector<ChunkWindow> images;  // one per chunk of the file, in file order
+    bool damaged = false;
+  };
+  // Takes what the agent appended since the last cut.
+  void read_new(Recording& recording);
+
+  const StagingDirectory& staging_;
+  std::map<std::string, Recording> recordings_;  // by file name
+};
+
+}  // namespace nmprof::cli
