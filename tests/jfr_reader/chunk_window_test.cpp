@@ -1,0 +1,144 @@
+// The windows of a looping recording (cli/output/chunk_window.h), cut from a chunk
+// that grows as the agent's does, each read back as the report reads a chunk file;
+// and the chunk files' names (cli/output/chunk_path.h).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <span>
+
+#include "cli/output/chunk_path.h"
+#include "cli/output/chunk_window.h"
+#include "formats/jfr/reading/chunk_header.h"
+#include "profile/jfr_profile.h"
+#include "tests/jfr_reader/test_recordings.h"
+
+namespace nmprof {
+namespace {
+
+using cli::ChunkWindow;
+using profile::Profile;
+using testing::kTestClock;
+using testing::NmprofChunk;
+
+const int64_t kStart = kTestClock.start_ticks;
+const int64_t kStartNanos = static_cast<int64_t>(kTestClock.start_nanos);
+
+// Takes what the recording at `path` holds beyond what the window took.
+void take_new(ChunkWindow& window, const std::string& path) {
+  std::vector<uint8_t> bytes = testing::read_file(path);
+  std::span<const uint8_t> all(bytes);
+  uint64_t size = jfr::parse_chunk_header(all).size;
+  window.take(all.first(jfr::kChunkHeaderSize), all.subspan(window.taken(), size - window.taken()));
+}
+
+// The window [from, to) (ns after the recording's start) as the report reads it.
+Profile cut(ChunkWindow& window, int64_t from, int64_t to, bool last = false) {
+  std::vector<uint8_t> out;
+  window.cut(kStartNanos + from, kStartNanos + to, last ? INT64_MAX : kStartNanos + to, out);
+  return profile::build_profile(out);
+}
+
+double allocated_bytes(const Profile& p) {
+  double sum = 0;
+  for (const auto& a : p.allocations()) sum += a.allocated.bytes;
+  return sum;
+}
+
+double live_bytes(const Profile& p) {
+  double sum = 0;
+  for (const auto& a : p.allocations()) sum += a.live.bytes;
+  return sum;
+}
+
+class ChunkWindows : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = testing::temp_path("growing.jfr");
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
+    chunk_.emplace(fd_, 700);
+    chunk_->process(1, "app");
+    thread_ = chunk_->thread("main", 1);
+    stack_ = chunk_->stack({{"f", "app"}});
+  }
+  void TearDown() override { close(fd_); }
+
+  // The agent's next write, then what a window sees of it.
+  void append(int64_t now) {
+    chunk_->append(kStart + now);
+    take_new(window_, path_);
+  }
+  void malloc(int64_t at, uint64_t address, uint64_t size) {
+    chunk_->malloc(kStart + at, thread_, stack_, address, size, 1.0f);
+  }
+
+  std::string path_;
+  int fd_ = -1;
+  std::optional<NmprofChunk> chunk_;
+  uint64_t thread_ = 0, stack_ = 0;
+  ChunkWindow window_;
+};
+
+TEST_F(ChunkWindows, EachSampleIsAllocatedInOneWindowAndLiveInEveryWindowUntilItsFree) {
+  malloc(10, 0xA000, 100);
+  malloc(20, 0xB000, 200);
+  chunk_->free(kStart + 30, thread_, 0xB000);
+  append(40);
+  Profile first = cut(window_, 0, 100);
+  EXPECT_DOUBLE_EQ(allocated_bytes(first), 300);
+  EXPECT_DOUBLE_EQ(live_bytes(first), 100);
+
+  malloc(110, 0xC000, 50);
+  chunk_->free(kStart + 115, thread_, 0xA000, 0xA800, 400, 1.0f);  // a realloc moved it
+  malloc(90, 0xD000, 70);  // made in the first window, written in the second
+  malloc(250, 0xE000, 30);  // after the second window's end
+  append(260);
+  Profile second = cut(window_, 100, 200);
+  EXPECT_DOUBLE_EQ(allocated_bytes(second), 50 + 70);  // not A again, not E yet
+  EXPECT_DOUBLE_EQ(live_bytes(second), 400 + 50 + 70);  // A moved, with its new size
+  EXPECT_EQ(second.unmatched_frees(), 0u);
+
+  chunk_->free(kStart + 270, thread_, 0xC000);
+  append(280);
+  Profile last = cut(window_, 200, 300, true);
+  EXPECT_DOUBLE_EQ(allocated_bytes(last), 30);
+  EXPECT_DOUBLE_EQ(live_bytes(last), 400 + 70 + 30);  // A and D, however old, and E
+  EXPECT_EQ(last.unmatched_frees(), 0u);
+  // A keeps its own time (its last move), not the window's start.
+  std::vector<profile::LiveSample> live = last.live_samples();
+  ASSERT_EQ(live.size(), 3u);
+  EXPECT_EQ(live[0].time_nanos, kStartNanos + 90);
+  EXPECT_EQ(live[1].time_nanos, kStartNanos + 115);
+}
+
+TEST_F(ChunkWindows, AFreeWrittenBeforeItsSampleIsPairedWhenTheSampleComes) {
+  chunk_->free(kStart + 50, thread_, 0xF000);  // another stripe's sample is written later
+  append(60);
+  Profile first = cut(window_, 0, 100);
+  EXPECT_DOUBLE_EQ(allocated_bytes(first), 0);
+  EXPECT_EQ(first.unmatched_frees(), 0u);
+
+  malloc(40, 0xF000, 500);
+  append(120);
+  Profile second = cut(window_, 100, 200, true);
+  EXPECT_DOUBLE_EQ(allocated_bytes(second), 500);
+  EXPECT_DOUBLE_EQ(live_bytes(second), 0);
+  EXPECT_EQ(second.matched_frees(), 1u);
+}
+
+TEST(ChunkPath, ExpandsTheNumberBesideThePidTheTimeAndPercent) {
+  EXPECT_EQ(cli::chunk_path("d/%n-%p-%t-%%n.jfr", 3, 42, "20261207-043000"), "d/3-42-20261207-043000-%n.jfr");
+  EXPECT_EQ(cli::chunk_path("a%", 0, 1, "T"), "a%");
+}
+
+TEST(ChunkPath, AnOutputNamesEachChunkWithANumberOrATime) {
+  EXPECT_TRUE(cli::names_each_chunk("app-%n.jfr"));
+  EXPECT_TRUE(cli::names_each_chunk("app-%t.pb.gz"));
+  EXPECT_FALSE(cli::names_each_chunk("app.jfr"));
+  EXPECT_FALSE(cli::names_each_chunk("app-%p.jfr"));
+  EXPECT_FALSE(cli::names_each_chunk("app-%%n.jfr"));
+  EXPECT_FALSE(cli::names_each_chunk("app-%"));
+}
+
+}  // namespace
+}  // namespace nmprof
