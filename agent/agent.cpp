@@ -461,8 +461,9 @@ void on_runtime_request_end(jfr::schema::AllocatorKey allocator, bool heap_reset
   AgentGuard guard;
   if (heap_reset) g_agent->recorder.forget_blocks_of(t_state, allocator);
   // A server's request ended: what it recorded is written now. Its worker may be
-  // killed before the next write (php-fpm stops its workers with SIGTERM, after
-  // giving SIGTERM back its default action).
+  // killed before the next write: php-fpm's master stops its workers with SIGTERM and,
+  // a moment later, SIGKILL, which may cut short the write of the agent's SIGTERM
+  // handler; the file then ends here, saying the worker was between requests.
   g_agent->recorder.flush_if_pending();
 }
 

@@ -136,6 +136,21 @@ def test_forked_and_execed_children_are_recorded_in_one_file(nmprof, programs, t
     assert not list(tmp_path.glob(".nmprof-*")), "the staging directory is removed"
 
 
+def test_a_worker_that_retitles_itself_is_named_as_it_ended(nmprof, programs, tmp_path):
+    """A forked worker that writes its title over its arguments, padding their space
+    with NULs (php-fpm's workers, redis): it is named as it ended, with the name it
+    began with, and the padding is not shown as empty arguments ('' '' ...)."""
+    program = programs.c("recycled_workers.c")
+    out = tmp_path / "retitled.jfr"
+    result = run(nmprof, "run", "--nativemem", "64k", "-o", out, "--", program, 1, 16)
+    master = f"{program} 1 16"
+    processes = report_json(nmprof, out)["processes"]  # the master allocated nothing: left out
+    assert [(p["command"], p["command_at_start"]) for p in processes] == [("recycled: worker", master)], processes
+    text = run(nmprof, "report", out, "--wide").stdout
+    assert f"  recycled: worker (was {master})\n" in text, text
+    assert "''" not in result.stderr + text
+
+
 def test_a_worker_that_drops_root_is_recorded(nmprof, programs, tmp_path):
     # `sudo nmprof run -- php-fpm`: workers fork from a root master and become another
     # user, who may not create files in the directory root's run records into. The

@@ -146,15 +146,19 @@ class ProfileBuilder {
         p.pid = v.field("pid").integer();
         p.parent_pid = v.field("parentPid").integer();
         p.command = text_of(chunk, v.field("commandLine"));
+        p.command_at_start = p.command;
         p.executable = text_of(chunk, v.field("executable"));
         p.host_name = text_of(chunk, v.field("hostName"));
         p.agent_version = text_of(chunk, v.field("agentVersion"));
         *image = chunk.header().ticks_to_nanos(v.field("startTime").integer());
         identified = true;
+      } else if (type == process_type) {  // written again by a process that retitled itself
+        p.command = text_of(chunk, e.value().field("commandLine"));
       } else if (type == jvm_type && !identified) {
         Value v = e.value();
         p.pid = v.field("pid").integer();
         p.command = "java " + text_of(chunk, v.field("javaArguments"));
+        p.command_at_start = p.command;
         p.executable = "java";
         identified = true;
       } else if (type == setting_type) {
@@ -208,6 +212,7 @@ class ProfileBuilder {
     p.start_nanos = std::min(p.start_nanos, described.start_nanos);
     p.end_nanos = std::max(p.end_nanos, described.end_nanos);
     for (auto [mine, theirs] : {std::pair{&p.command, &described.command},
+                                {&p.command_at_start, &described.command_at_start},
                                 {&p.executable, &described.executable},
                                 {&p.host_name, &described.host_name},
                                 {&p.agent_version, &described.agent_version}})

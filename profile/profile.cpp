@@ -46,6 +46,11 @@ const char* allocator_name(Allocator allocator) {
 
 bool is_runtime_frame(FrameKind kind) { return is_java(kind) || kind == FrameKind::Php; }
 
+std::string Process::title() const {
+  if (command_at_start.empty() || command_at_start == command) return command;
+  return command + " (was " + command_at_start + ")";
+}
+
 const std::string* Process::setting(const std::string& name) const {
   auto it = settings.find(name);
   return it == settings.end() ? nullptr : &it->second;

@@ -98,7 +98,8 @@ struct ModuleFile {
 struct Process {
   int64_t pid = 0;  // 0 when the recording does not say
   int64_t parent_pid = 0;
-  std::string command;
+  std::string command;           // as the process was named at its end (it may retitle itself)
+  std::string command_at_start;  // as it was named when its recording began
   std::string executable;
   std::string host_name;
   std::string agent_version;
@@ -113,6 +114,9 @@ struct Process {
   // has previousSize) or their whole new size; unset without nmprof's profiler.Malloc.
   std::optional<bool> counts_realloc_growth;
 
+  // The command, and the one it began with when it retitled itself:
+  // "php-fpm: pool www (was php-fpm: master process (fpm.conf))".
+  std::string title() const;
   const std::string* setting(const std::string& name) const;
   const Statistic* statistic(const std::string& name) const;
   // Mean bytes between samples (setting "nativemem"), when recorded.

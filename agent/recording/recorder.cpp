@@ -244,7 +244,7 @@ void Recorder::flush_if_pending() {
   write_lock_.lock(self);
   bool ended = false;
   if (sampling()) {
-    writer_.write_collected(self);
+    writer_.write_collected(self, jfr::schema::kBetweenRequests);
     ended = after_write();
   }
   write_lock_.unlock();

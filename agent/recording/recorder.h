@@ -111,7 +111,8 @@ class Recorder : private SampleSink::Drain {
   // Opens the file now, as the first append would (the process is about to give up
   // the user id that can create it).
   void open_file_now();
-  // The same, when events are buffered (a PHP request's end).
+  // The same, when events are buffered (a PHP request's end); the statistics say the
+  // process is between requests (kBetweenRequests), written even when nothing else is.
   void flush_if_pending();
   // In a JVM: the JVM's flusher thread is the writer (Java frames can only be named
   // from a thread where JVMTI may be called), and the agent's writer thread ends:

@@ -92,6 +92,7 @@ void RecordingWriter::begin_generation() {
   pending_values_.clear();
   samples_ = 0;
   sampled_ = false;
+  written_ends_ = schema::kGrowing;
   sink_.begin_generation(generation, key_base, self);
   append_prelude();
   // Room for the last statistics, made now: they must be writable when nothing else is.
@@ -133,18 +134,8 @@ void RecordingWriter::append_prelude() {
     entry.put_string(schema::allocator_name(static_cast<schema::AllocatorKey>(i)));
   }
   uint64_t now = monotonic_ticks();
+  append_process(prelude_events_, now);
   jfr::ByteBuffer& body = record_body_;
-  body.clear();
-  body.put_varint(schema::kProcessEvent);
-  body.put_varint(now);
-  body.put_varint(static_cast<uint64_t>(process_.pid));
-  body.put_varint(static_cast<uint64_t>(process_.parent_pid));
-  body.put_string(process_.command_line);
-  body.put_string(process_.executable);
-  body.put_string(process_.host);
-  body.put_varint(static_cast<uint64_t>(process_.start_millis));
-  body.put_string(NMPROF_VERSION);
-  append_body(prelude_events_);
   for (const auto& [name, value] : settings_) {
     body.clear();
     body.put_varint(schema::kSettingEvent);
@@ -165,10 +156,37 @@ void RecordingWriter::append_prelude() {
   }
 }
 
-// Writes what the stripes hold; an idle process's file is left alone.
-void RecordingWriter::write_collected(int self) {
+void RecordingWriter::append_process(jfr::ByteBuffer& to, uint64_t now) {
+  jfr::ByteBuffer& body = record_body_;
+  body.clear();
+  body.put_varint(schema::kProcessEvent);
+  body.put_varint(now);
+  body.put_varint(static_cast<uint64_t>(process_.pid));
+  body.put_varint(static_cast<uint64_t>(process_.parent_pid));
+  body.put_string(process_.command_line);
+  body.put_string(process_.executable);
+  body.put_string(process_.host);
+  body.put_varint(static_cast<uint64_t>(process_.start_millis));
+  body.put_string(NMPROF_VERSION);
+  append_body(to);
+}
+
+// A process that retitled itself since the last write (a php-fpm worker, forked with
+// its master's title) is described again: the report names it as it ends.
+void RecordingWriter::append_if_retitled(uint64_t now) {
+  std::string command_line = read_command_line();
+  if (command_line.empty() || command_line == process_.command_line) return;  // empty: no /proc
+  process_.command_line = std::move(command_line);
+  append_process(events_, now);
+}
+
+// Writes what the stripes hold; an idle process's file is left alone, unless `ends`
+// says more than its last write did (a server's worker is now between requests).
+void RecordingWriter::write_collected(int self, FileLimit ends) {
   collect(self);
-  if (!events_.empty() || !pending_threads_.empty() || !prelude_events_.empty()) write(monotonic_ticks());
+  if (!events_.empty() || !pending_threads_.empty() || !prelude_events_.empty() ||
+      (ends == schema::kBetweenRequests && written_ends_ != ends))
+    write(monotonic_ticks(), false, ends);
 }
 
 // Takes what every stripe holds: events are appended as they are, new threads and
@@ -405,8 +423,12 @@ void RecordingWriter::write(uint64_t now, bool defer_unresolved, FileLimit ends)
     prelude_pools_.clear();
     prelude_events_.clear();
   }
-  guarded([&] { write_pending_pools(defer_unresolved); });
+  guarded([&] {
+    write_pending_pools(defer_unresolved);
+    append_if_retitled(now);
+  });
   append_statistics(now, ends);
+  written_ends_ = ends;
   if (short_of_memory_ || !events_.ok() || !out_pools_.ok()) return end_for_memory(now);
   if (!file_.append(out_pools_, events_, now) && file_.stopped_growing() != jfr::schema::kGrowing) append_last(now);
   out_pools_.clear();

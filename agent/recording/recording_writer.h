@@ -50,11 +50,13 @@ class RecordingWriter {
   // False when a stripe could not be taken before `deadline` (a signal handler does
   // not wait longer).
   bool collect(int self, uint64_t deadline = UINT64_MAX);
-  // Writes what the stripes hold; an idle process's file is left alone.
-  void write_collected(int self);
+  // Writes what the stripes hold (`ends` as for write()); an idle process's file is
+  // left alone, unless it is now between requests and its last write did not say so.
+  void write_collected(int self, FileLimit ends = jfr::schema::kBeforeTheEnd);
   // Appends what was collected. defer_unresolved: stacks whose Java frames are not
   // named yet stay pending. ends: what its statistics say of how the recording goes
-  // on: kBeforeTheEnd (more writes come), kGrowing (the image's last write: it was
+  // on: kBeforeTheEnd (more writes come), kBetweenRequests (more may come, but a server's
+  // worker is idle between requests), kGrowing (the image's last write: it was
   // recorded to its end), kExeced (the last before an exec), kSeccompFilter (the
   // last: the recording ends before its process).
   void write(uint64_t now, bool defer_unresolved = false, FileLimit ends = jfr::schema::kBeforeTheEnd);
@@ -103,6 +105,8 @@ class RecordingWriter {
   bool reset_file();
   bool collect_now(int self, uint64_t deadline);
   void append_prelude();
+  void append_process(jfr::ByteBuffer& to, uint64_t now);  // nmprof.Process
+  void append_if_retitled(uint64_t now);
   void append_body(jfr::ByteBuffer& to);
   void take_threads(const jfr::ByteBuffer& records);
   void take_stacks(const jfr::ByteBuffer& ids);
@@ -129,6 +133,7 @@ class RecordingWriter {
   bool create_file_ = false;
   bool short_of_memory_ = false;                   // an allocation of the writer's failed
   FileLimit ended_early_ = jfr::schema::kGrowing;  // why the recording ended before its process
+  FileLimit written_ends_ = jfr::schema::kGrowing;  // what the last write's statistics said of the end
   std::string path_template_;
   std::string start_time_text_;  // %t: formatted at start, since after fork() the time zone lock may be held
   Settings settings_;

@@ -23,19 +23,6 @@ std::string shell_quote(const std::string& arg) {
   return out + "'";
 }
 
-std::string command_line() {
-  std::string raw = own_descriptors::read_held_file("/proc/self/cmdline");
-  std::string out;
-  for (size_t start = 0; start < raw.size();) {
-    size_t end = raw.find('\0', start);
-    if (end == std::string::npos) end = raw.size();
-    if (!out.empty()) out += ' ';
-    out += shell_quote(raw.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
 // Field 22 of /proc/self/stat is the start time in clock ticks since boot.
 int64_t process_start_millis() {
   std::string stat = own_descriptors::read_held_file("/proc/self/stat");
@@ -59,11 +46,30 @@ int64_t process_start_millis() {
 
 }  // namespace
 
+// A process that retitled itself over its arguments pads the rest of their space
+// with NULs, which read as empty arguments ('redis-server *:6379' '' '' ...): trailing
+// empty arguments are dropped (a real one, as in `prog ''`, is lost with them). Its
+// title is then one argument, shown as it is: php-fpm: pool www.
+std::string read_command_line() {
+  std::string raw = own_descriptors::read_held_file("/proc/self/cmdline");
+  raw.erase(raw.find_last_not_of('\0') + 1);
+  if (raw.find('\0') == std::string::npos) return raw;
+  std::string out;
+  for (size_t start = 0; start < raw.size();) {
+    size_t end = raw.find('\0', start);
+    if (end == std::string::npos) end = raw.size();
+    if (!out.empty()) out += ' ';
+    out += shell_quote(raw.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
 ProcessInfo read_process_info() {
   ProcessInfo info;
   info.pid = getpid();
   info.parent_pid = getppid();
-  info.command_line = command_line();
+  info.command_line = read_command_line();
   char exe[4096];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n > 0) info.executable.assign(exe, static_cast<size_t>(n));

@@ -16,5 +16,8 @@ struct ProcessInfo {
 };
 
 ProcessInfo read_process_info();
+// The command line as it is now: a process may retitle itself (php-fpm's workers,
+// redis, postgres overwrite their arguments).
+std::string read_command_line();
 
 }  // namespace nmprof

@@ -97,8 +97,13 @@ enum StopReason : uint8_t {
   // statistics of a file, that program left no recording (statically linked, setuid,
   // started without the agent, or killed before it wrote).
   kExeced = 7,
+  // A write at the end of a server's request (PHP's): more writes may come, but one
+  // that stays the last is of a worker killed while idle between requests (php-fpm's
+  // master kills its workers at a stop), which lost nothing of a request.
+  kBetweenRequests = 8,
 };
-// "it reached --max-size", ...; null for kGrowing and unknown values.
+// "it reached --max-size", ...; null for kGrowing, kBetweenRequests (nothing was lost)
+// and unknown values.
 const char* stop_reason_text(uint64_t reason);
 
 // JVM access flag that marks native methods; nmprof gives it to native frames.

@@ -39,7 +39,8 @@ double share(const std::vector<RankedStack>& stacks, double whole) {
 // most, then an image that exec'd a program left unrecorded, then one cut short.
 int weight_of_stop(int64_t reason) {
   switch (reason) {
-    case jfr::schema::kGrowing: return 0;
+    case jfr::schema::kGrowing:
+    case jfr::schema::kBetweenRequests: return 0;
     case jfr::schema::kBeforeTheEnd: return 1;
     case jfr::schema::kExeced: return 2;
     default: return 3;
@@ -118,7 +119,7 @@ void add_notes(Report& r) {
   for (const auto& p : r.profile->processes) {
     int64_t stop = stop_of(*r.profile, p);
     if (stop == jfr::schema::kBeforeTheEnd || stop == jfr::schema::kExeced)
-      r.notes.push_back("the recording of process " + std::to_string(p.pid) + " (" + p.command + ") stopped early (" +
+      r.notes.push_back("the recording of process " + std::to_string(p.pid) + " (" + p.title() + ") stopped early (" +
                         jfr::schema::stop_reason_text(static_cast<uint64_t>(stop)) + "): what it did later is missing");
   }
 }

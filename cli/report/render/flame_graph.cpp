@@ -141,7 +141,7 @@ void write_flame_graph(const profile::Profile& profile, const profile::Profile* 
   std::ostringstream data;
   JsonWriter json(data, true);
   json.begin_object();
-  json.field("title", profile.processes.empty() ? std::string("nmprof") : profile.processes[0].command);
+  json.field("title", profile.processes.empty() ? std::string("nmprof") : profile.processes[0].title());
   json.field("about", about_text(profile));
   json.field("diff", false);
   json.field("view", opens_on);

@@ -164,6 +164,7 @@ void write_processes(JsonWriter& json, const Report& r) {
     json.field("pid", proc.pid);
     json.field("parent_pid", proc.parent_pid);
     json.field("command", proc.command);
+    json.field("command_at_start", proc.command_at_start);
     json.field("executable", proc.executable);
     json.field("host_name", proc.host_name);
     json.field("agent_version", proc.agent_version);

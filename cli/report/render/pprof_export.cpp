@@ -110,7 +110,7 @@ void describe(const Profile& profile, const HeapView& view, pprof::Profile& out)
                              : "Java heap allocation samples (jdk.ObjectAllocationSample)");
   int64_t start = INT64_MAX, end = INT64_MIN;
   for (const auto& p : profile.processes) {
-    if (!p.command.empty()) out.comments.push_back("pid " + std::to_string(p.pid) + ": " + p.command);
+    if (!p.command.empty()) out.comments.push_back("pid " + std::to_string(p.pid) + ": " + p.title());
     start = std::min(start, p.start_nanos);
     end = std::max(end, p.end_nanos);
     if (auto interval = p.sampling_interval()) out.period = static_cast<int64_t>(*interval);

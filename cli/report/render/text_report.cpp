@@ -103,7 +103,7 @@ void write_process_table(const Report& r, std::ostream& out) {
                        pad_left(format_bytes(s.allocated.bytes), 11);
     if (live) line += pad_left(s.live ? format_bytes(s.live->bytes) : "-", 11);
     line += "  ";
-    out << line << cut_end(proc.command.empty() ? "?" : proc.command, r.options.width - line.size()) << "\n";
+    out << line << cut_end(proc.command.empty() ? "?" : proc.title(), r.options.width - line.size()) << "\n";
   }
 }
 
@@ -135,7 +135,7 @@ void write_header(const Report& r, std::ostream& out) {
   out << "\n";
   if (!multi_process(r) && !r.processes.empty()) {
     const auto& proc = p.processes[r.processes[0].process];
-    if (!proc.command.empty()) write_line(r, out, "Command", proc.command);  // one line: read escaped
+    if (!proc.command.empty()) write_line(r, out, "Command", proc.title());  // one line: read escaped
     std::string about = proc.pid ? "pid " + std::to_string(proc.pid) : "pid unknown";
     if (proc.parent_pid) about += " (parent " + std::to_string(proc.parent_pid) + ")";
     if (!proc.host_name.empty()) about += " on " + proc.host_name;
