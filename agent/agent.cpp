@@ -271,7 +271,7 @@ Settings settings_of(const AgentOptions& o, AgentMode mode) {
           {"rate", std::to_string(o.rate)},
           {"stackdepth", std::to_string(o.stack_depth)},
           {"live", o.live ? "true" : "false"},
-          {"maxtracked", std::to_string(o.max_tracked)},
+          {"maxtracked", std::to_string(tracked_blocks_cap(o))},
           {"maxsize", std::to_string(o.max_size)},
           {"file", o.file},
           {"mode", mode_name},
@@ -557,8 +557,9 @@ bool start_agent(const AgentOptions& options, AgentMode mode) {
       settings.push_back({"runtime", description});
   }
   agent->recorder.limit_file_size(options.max_size);
-  agent->recorder.start(agent->options.file, settings, options.live ? options.max_tracked : 0,
-                        mode == AgentMode::JvmAttach || mode == AgentMode::NativeAttach, options.tags, options.context_attributes);
+  agent->recorder.start(agent->options.file, settings, options.live ? tracked_blocks_cap(options) : 0,
+                        mode == AgentMode::JvmAttach || mode == AgentMode::NativeAttach, options.tags,
+                        options.context_attributes);
   agent->recording.store(true, std::memory_order_release);
   if (mode == AgentMode::Preload) choose_exit_watch(options);
   agent->patcher.patch_all();

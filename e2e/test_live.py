@@ -86,3 +86,30 @@ def test_the_tracking_cap_is_reported(nmprof, programs, tmp_path):
     assert stats["untracked_samples"] > 0
     assert stats["tracked_blocks"] <= 50
     assert any("untracked" in n or "overstate" in n for n in report["notes"]), report["notes"]
+    # Every line of the summary that counts live bytes says it overstates them.
+    text = run(nmprof, "run", "--nativemem", "64k", "--maxtracked", 50, "-o", tmp_path / "again.jfr", "--",
+               programs.c("live_leak.c"), 1, 20000, check=0).stderr
+    for label in ("live at exit:", "peak live:"):
+        line = next(line for line in text.splitlines() if line.strip().startswith(label))
+        assert "the tracking table overflowed" in line, text
+    timeline = run(nmprof, "report", out).stdout.split("Over time")[1]
+    assert "end ~" in timeline and "(at most: the tracking table overflowed)" in timeline, timeline
+
+
+def test_every_allocation_recorded_tracks_half_a_million_live_blocks(nmprof, programs, tmp_path):
+    """--nativemem 0 on a program that holds 600,000 blocks at once (over the
+    sampling default of --maxtracked): the table grows to hold them, so every free
+    is seen and the live view is exact (issue 39: the live view had become a range
+    ten times wide, with no word on the peak line)."""
+    count = 600_000
+    out = tmp_path / "small.jfr"
+    result = run(nmprof, "run", "--nativemem", "0", "-o", out, "--", programs.c("many_small_blocks.c"), count)
+    assert "overflowed" not in result.stderr, result.stderr
+    report = report_json(nmprof, out)
+    stats = report["processes"][0]["statistics"]
+    assert stats["untracked_samples"] == 0 and stats["tracked_blocks"] == 1, stats
+    kept = [s for s in report_json(nmprof, out, "--live")["stacks"] if s["frames"][0]["function"] == "site_kept"]
+    assert report["live"]["estimated_bytes"] == 1 << 20 and len(kept) == 1, report["live"]
+    assert report["live"]["lower_bound_bytes"] is None
+    held = count * (32 + 8)  # the blocks and the array of their addresses
+    assert held <= report["timeline"]["peak_live_bytes"] < held + (64 << 10), report["timeline"]

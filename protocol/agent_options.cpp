@@ -110,6 +110,11 @@ std::optional<uint64_t> parse_size(std::string_view text) {
   return value << shift;
 }
 
+uint64_t tracked_blocks_cap(const AgentOptions& options) {
+  if (options.max_tracked) return options.max_tracked;
+  return options.interval == 0 ? kEveryAllocationMaxTracked : kDefaultMaxTracked;
+}
+
 std::string format_size(uint64_t bytes) {
   static const char kUnits[] = "kmgt";
   int unit = -1;
@@ -215,7 +220,7 @@ std::string format_agent_options(const AgentOptions& options) {
   if (options.stack_depth != kDefaultStackDepth) s += ",stackdepth=" + std::to_string(options.stack_depth);
   if (!options.live) s += ",live=false";
   if (options.exit_watch) s += ",exitwatch=true";
-  if (options.max_tracked != kDefaultMaxTracked) s += ",maxtracked=" + std::to_string(options.max_tracked);
+  if (options.max_tracked) s += ",maxtracked=" + std::to_string(options.max_tracked);
   if (options.max_size) s += ",maxsize=" + format_size(options.max_size);
   if (!options.reply.empty()) s += ",reply=" + escape_option_value(options.reply);
   if (!options.token.empty()) s += ",token=" + escape_option_value(options.token);

@@ -23,6 +23,10 @@ constexpr uint64_t kDefaultInterval = 512 * 1024;
 constexpr unsigned kDefaultStackDepth = 128;
 constexpr unsigned kMaxStackDepth = 2048;
 constexpr uint64_t kDefaultMaxTracked = 262144;
+// Recording every allocation (nativemem=0) tracks every live block: ordinary programs
+// hold half a million. The table grows with them (about 100 to 200 bytes a block),
+// up to this many.
+constexpr uint64_t kEveryAllocationMaxTracked = uint64_t{1} << 24;
 constexpr uint64_t kMaxRate = 1000000;  // samples per second that --rate may ask for
 constexpr size_t kMaxContextAttributes = 8;  // as many as nmprof.h's context block holds
 constexpr size_t kMaxAttributeNameLength = 63;
@@ -36,7 +40,7 @@ struct AgentOptions {
   std::string file;                      // output path template: %p pid, %t start time, %% percent
   unsigned stack_depth = kDefaultStackDepth;
   bool live = true;                        // track frees of sampled blocks (heap-live)
-  uint64_t max_tracked = kDefaultMaxTracked;  // sampled blocks tracked at once
+  uint64_t max_tracked = 0;  // sampled blocks tracked at once; 0: tracked_blocks_cap()'s default
   uint64_t max_size = 0;  // bytes the output file stops growing at; 0: no limit but the disk's
   std::string reply;  // attach: where the agent writes its answer (attach_request.h)
   // Static tags of the whole recording (service, env, ...): one tag=KEY=VALUE option each.
@@ -58,6 +62,10 @@ struct AgentOptions {
   // waits for it (common/exit_watch_lock.h) before reading the file.
   bool exit_watch = false;
 };
+
+// How many sampled blocks are tracked at once: max_tracked when given, else
+// kDefaultMaxTracked, or kEveryAllocationMaxTracked when every allocation is recorded.
+uint64_t tracked_blocks_cap(const AgentOptions& options);
 
 // Parses "512k", "1m", "2g", "4096" (binary units, case-insensitive, optional "b"/"ib").
 std::optional<uint64_t> parse_size(std::string_view text);

@@ -19,7 +19,9 @@ void add_recording_options(CLI::App* command, RecordingOptions& options) {
       ->check(CLI::Range(1u, kMaxStackDepth).description(""))  // --help shows the range as the value's name
       ->type_name("1-" + std::to_string(kMaxStackDepth));
   command->add_flag("--no-live", options.no_live, "Do not track frees of sampled blocks (no live-memory view)");
-  command->add_option("--maxtracked", options.max_tracked, "Sampled blocks tracked at once (default 262144)")
+  command
+      ->add_option("--maxtracked", options.max_tracked,
+                   "Sampled blocks tracked at once (default 262144; 16777216 at --nativemem 0)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32).description(""))
       ->type_name("N");
   command->add_option("--max-size", options.max_size,

@@ -313,9 +313,7 @@ void print_run_summary(const profile::Profile& profile, const std::string& file,
   bool live = r.options.live;
   if (live) write_wrapped(out, indent + pad_right(live_label + ":", 13) + " ", live_text(r), width);
   out << indent << "allocated:    " << totals_text(r, r.allocated, false) << "\n";
-  if (r.timeline && !r.timeline->live_bytes.empty())
-    out << indent << "peak live:    ~" << format_bytes(r.timeline->peak_live_bytes) << " at "
-        << format_duration(r.timeline->peak_live_nanos) << " into the run\n";
+  if (r.timeline && !r.timeline->live_bytes.empty()) out << indent << "peak live:    " << peak_live_text(r) << "\n";
   for (const auto& note : r.notes) write_wrapped(out, indent + "warning: ", note, width);
   out << indent << "top stacks by " << (live ? "live" : "allocated") << " bytes:\n";
   write_compact_stacks(r, r.stacks, r.view_totals.bytes, width, out);

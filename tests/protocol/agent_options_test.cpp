@@ -103,6 +103,22 @@ TEST(AgentOptions, TheExitWatchIsAskedFor) {
   EXPECT_NE(error->find("true or false"), std::string::npos) << *error;
 }
 
+// Recording every allocation tracks every live block: the default cap is raised
+// there (ordinary programs hold half a million), never over what the user gave.
+TEST(AgentOptions, TheTrackedBlocksCapFollowsTheInterval) {
+  AgentOptions o;
+  EXPECT_EQ(tracked_blocks_cap(o), kDefaultMaxTracked);
+  ASSERT_FALSE(parse_agent_options("nativemem=0", o));
+  EXPECT_EQ(tracked_blocks_cap(o), kEveryAllocationMaxTracked);
+  EXPECT_GT(kEveryAllocationMaxTracked, 507000u);  // issue 39's program
+  EXPECT_EQ(format_agent_options(o), "nativemem=0");
+  ASSERT_FALSE(parse_agent_options("maxtracked=1000", o));
+  EXPECT_EQ(tracked_blocks_cap(o), 1000u);
+  AgentOptions back;
+  ASSERT_FALSE(parse_agent_options(format_agent_options(o), back));
+  EXPECT_EQ(tracked_blocks_cap(back), 1000u);
+}
+
 TEST(AgentOptions, MaxSizeIsASizeOfAtLeast64k) {
   AgentOptions o;
   EXPECT_EQ(o.max_size, 0u);

@@ -210,6 +210,7 @@ Report build_peak_report(const Profile& whole, const Profile& at_peak, const Rep
   ReportOptions live = options;
   live.live = true;
   Report r = build_report(at_peak, live);
+  if (r.live) r.live->lower_bound_bytes.reset();  // the agent's count of its blocks is of the end
   r.peak = peak_moment(whole);
   r.end_nanos = recording_span(whole).end_nanos;
   r.timeline = timeline(whole.time_series(), true, r.start_nanos, r.end_nanos, kTimelineBins);

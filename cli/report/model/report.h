@@ -72,7 +72,8 @@ struct LiveSummary {
   Totals totals;
   // When the agent's tracking table overflowed (untrackedSamples > 0), the frees of
   // untracked samples were never seen and `totals` is only an upper bound; the
-  // agent's own count of its tracked live bytes (liveBytes) is the lower one.
+  // agent's own count of its tracked live bytes (liveBytes) is the lower one, at the
+  // end only (none at the peak).
   std::optional<double> lower_bound_bytes;
   AgeSummary age;
   uint64_t matched_frees = 0;

@@ -431,6 +431,12 @@ void write_live_section(const Report& r, std::ostream& out) {
     out << "  peak: nmprof report " << shell_quote(r.options.file) << " --peak\n";
 }
 
+// The live series never sees the frees of untracked samples: past an overflow of the
+// tracking table each of its values is an upper bound.
+const char* kOverstatedText = " (at most: the tracking table overflowed)";
+
+bool live_overstated(const Report& r) { return statistic(r.statistics, "untrackedSamples") > 0; }
+
 // Sparklines of live bytes and of the allocation rate, with the peak of each.
 void write_timeline(const Report& r, std::ostream& out) {
   if (!r.timeline) return;
@@ -442,7 +448,7 @@ void write_timeline(const Report& r, std::ostream& out) {
   if (!t.live_bytes.empty())
     out << "  live       " << sparkline(t.live_bytes, columns) << "\n"
         << indent << "peak ~" << format_bytes(t.peak_live_bytes) << " at " << format_duration(t.peak_live_nanos)
-        << ", end ~" << format_bytes(t.live_bytes.back()) << "\n";
+        << ", end ~" << format_bytes(t.live_bytes.back()) << (live_overstated(r) ? kOverstatedText : "") << "\n";
   auto peak = std::max_element(t.allocated_bytes.begin(), t.allocated_bytes.end());
   double total = 0;
   for (double b : t.allocated_bytes) total += b;
@@ -531,9 +537,15 @@ std::string nothing_sampled_text(const Report& r) {
          "; a smaller --nativemem samples more.";
 }
 
+std::string peak_live_text(const Report& r) {
+  const Timeline& t = *r.timeline;
+  return "~" + format_bytes(t.peak_live_bytes) + " at " + format_duration(t.peak_live_nanos) + " into the run" +
+         (live_overstated(r) ? kOverstatedText : "");
+}
+
 std::string live_text(const Report& r) {
   const LiveSummary& live = *r.live;
-  if (!live.lower_bound_bytes) return totals_text(r, live.totals, true);
+  if (!live.lower_bound_bytes) return totals_text(r, live.totals, true) + (live_overstated(r) ? kOverstatedText : "");
   return "between ~" + format_bytes(*live.lower_bound_bytes) + " and ~" + format_bytes(live.totals.bytes) +
          " (the tracking table overflowed)";
 }

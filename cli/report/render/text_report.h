@@ -18,8 +18,12 @@ std::string totals_text(const Report& report, const Totals& totals, bool live);
 // " ± 4.10 MiB": half the width of the interval of an estimate's bytes at the
 // report's confidence; "" when nothing was guessed (every allocation recorded).
 std::string margin_text(const Report& report, const Totals& totals);
-// The live totals, or the bounds of live bytes when the tracking table overflowed.
+// The live totals, or the bounds of live bytes when the tracking table overflowed
+// (an upper bound where the agent's count does not apply: at the peak).
 std::string live_text(const Report& report);
+// "~40.2 MiB at 613 ms into the run", the timeline's peak of live bytes, said to be an upper bound
+// when the tracking table overflowed.
+std::string peak_live_text(const Report& report);
 // The report of a recording without samples: why, and what samples more.
 std::string nothing_sampled_text(const Report& report);
 // One line per stack: "    5.00 MiB ± 1.02 MiB   66.7%  fill < load < main", the share
