@@ -557,6 +557,7 @@ bool start_agent(const AgentOptions& options, AgentMode mode) {
       settings.push_back({"runtime", description});
   }
   agent->recorder.limit_file_size(options.max_size);
+  agent->recorder.show_file_as(options.output);
   agent->recorder.start(agent->options.file, settings, options.live ? tracked_blocks_cap(options) : 0,
                         mode == AgentMode::JvmAttach || mode == AgentMode::NativeAttach, options.tags,
                         options.context_attributes);

@@ -61,9 +61,13 @@ def test_run_max_size_stops_the_file_and_says_so(nmprof, programs, tmp_path):
     assert out.stat().st_size <= 256 * 1024
     assert out.stat().st_size > 128 * 1024
     assert stopped_growing(out) == 1
-    # The agent's line, and the summary's note.
+    # The agent's line, naming the output asked for (not the staging file), and the
+    # summary's note, which says the live view lacks the frees too.
+    assert f"nmprof: {out}: the recording of process " in result.stderr, result.stderr
     assert "stopped growing at" in result.stderr and "it reached --max-size" in result.stderr, result.stderr
+    assert ".nmprof-" not in result.stderr, result.stderr
     assert "the recording stopped growing (it reached --max-size)" in result.stderr, result.stderr
+    assert "blocks freed after it show as live" in " ".join(result.stderr.split()), result.stderr
     assert len(jfr_events(out, "profiler.Malloc")) > 1000
 
 

@@ -13,7 +13,7 @@ namespace {
 
 bool same_options(const nmprof::AgentOptions& a, const nmprof::AgentOptions& b) {
   return a.interval == b.interval && a.file == b.file && a.stack_depth == b.stack_depth && a.live == b.live &&
-         a.max_tracked == b.max_tracked && a.reply == b.reply;
+         a.max_tracked == b.max_tracked && a.output == b.output && a.reply == b.reply;
 }
 
 // A broken property is a finding: abort so that libFuzzer saves the input.

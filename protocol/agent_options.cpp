@@ -25,7 +25,7 @@ std::optional<unsigned> parse_unsigned(std::string_view text) {
 }
 
 constexpr std::string_view kOptionKeys[] = {"nativemem", "interval", "rate",  "file", "stackdepth", "live",
-                                            "maxtracked", "maxsize", "reply", "token", "tag", "attributes",
+                                            "maxtracked", "maxsize", "output", "reply", "token", "tag", "attributes",
                                             "seccomp", "broker", "exitwatch"};
 
 bool is_identifier(std::string_view name) {
@@ -146,6 +146,8 @@ std::optional<std::string> parse_agent_options(std::string_view text, AgentOptio
         return "bad rate '" + std::string(value) + "' (samples per second, 0.." + std::to_string(kMaxRate) +
                "; 0 keeps the interval fixed)";
       options.rate = *rate;
+    } else if (key == "output") {
+      options.output = std::string(value);
     } else if (key == "file") {
       if (value.empty()) return std::string("file= needs a path");
       options.file = std::string(value);
@@ -199,7 +201,7 @@ std::optional<std::string> parse_agent_options(std::string_view text, AgentOptio
       options.seccomp_checked = *filters;
     } else {
       return "unknown option '" + std::string(key) +
-             "' (known: nativemem, rate, file, stackdepth, live, maxtracked, maxsize, tag, attributes, seccomp, broker, exitwatch)";
+             "' (known: nativemem, rate, file, stackdepth, live, maxtracked, maxsize, output, tag, attributes, seccomp, broker, exitwatch)";
     }
   }
   return std::nullopt;
@@ -222,6 +224,7 @@ std::string format_agent_options(const AgentOptions& options) {
   if (options.exit_watch) s += ",exitwatch=true";
   if (options.max_tracked) s += ",maxtracked=" + std::to_string(options.max_tracked);
   if (options.max_size) s += ",maxsize=" + format_size(options.max_size);
+  if (!options.output.empty()) s += ",output=" + escape_option_value(options.output);
   if (!options.reply.empty()) s += ",reply=" + escape_option_value(options.reply);
   if (!options.token.empty()) s += ",token=" + escape_option_value(options.token);
   if (options.seccomp_checked) s += ",seccomp=" + std::to_string(options.seccomp_checked);

@@ -42,6 +42,9 @@ struct AgentOptions {
   bool live = true;                        // track frees of sampled blocks (heap-live)
   uint64_t max_tracked = 0;  // sampled blocks tracked at once; 0: tracked_blocks_cap()'s default
   uint64_t max_size = 0;  // bytes the output file stops growing at; 0: no limit but the disk's
+  // run: the file the user gets the recording in (-o, when it names one file), which
+  // the agent's lines name rather than the staging file it writes.
+  std::string output;
   std::string reply;  // attach: where the agent writes its answer (attach_request.h)
   // Static tags of the whole recording (service, env, ...): one tag=KEY=VALUE option each.
   std::vector<Tag> tags;

@@ -62,6 +62,7 @@ class Recorder : private SampleSink::Drain {
   void on_written(void (*written)()) { tell_written_ = written; }
   // The size the output file stops growing at (0: none; kept across start()).
   void limit_file_size(uint64_t max_bytes) { writer_.file().limit_size(max_bytes); }
+  void show_file_as(const std::string& output) { writer_.file().show_as(output); }
 
   // The sampled path (sample_sink.h). In a process with threads, the first sample
   // starts the background writer.

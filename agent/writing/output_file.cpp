@@ -55,6 +55,7 @@ void OutputFile::reset(const std::string& path, long pid, int64_t process_start_
                        jfr::ByteBuffer metadata_record, const jfr::ChunkClock& clock) {
   close();
   path_ = path;
+  pid_ = pid;
   process_start_millis_ = process_start_millis;
   alternate_path_ = with_pid(path, pid);
   using_alternate_ = false;
@@ -207,9 +208,14 @@ bool OutputFile::stop_or_fail(const char* what, bool last) {
   if (errno != EFBIG && errno != ENOSPC && errno != EDQUOT) return fail(what);
   stopped_ = errno == EFBIG && cap_by_ != jfr::schema::kGrowing ? cap_by_ : jfr::schema::kDiskNearlyFull;
   unsigned long long size = writer_.ok() ? writer_.file_end() : 0;
-  log_line("%s stopped growing at %llu bytes: %s; recording stopped", path().c_str(), size,
+  log_line("%s stopped growing at %llu bytes: %s; recording stopped", shown_name().c_str(), size,
            jfr::schema::stop_reason_text(stopped_));
   return false;
+}
+
+std::string OutputFile::shown_name() const {
+  if (shown_as_.empty()) return path();
+  return shown_as_ + ": the recording of process " + std::to_string(pid_);
 }
 
 bool OutputFile::append(const jfr::ConstantPools& pools, const jfr::ByteBuffer& events, uint64_t now_ticks,

@@ -50,6 +50,9 @@ class OutputFile {
   bool write_through(int fd);
   // 0: no limit of the user's (kept across reset()).
   void limit_size(uint64_t max_bytes) { limit_.set_max_bytes(max_bytes); }
+  // The file the user gets the recording in, when the agent writes another (nmprof
+  // run's staging file): what its line saying the file stopped growing names.
+  void show_as(const std::string& output) { shown_as_ = output; }
   FileLimit stopped_growing() const { return stopped_; }
 
   // How many process images before this one (exec) wrote chunks to this file (or to
@@ -78,8 +81,14 @@ class OutputFile {
   bool stop_or_fail(const char* what, bool last);
   bool fail(const char* what);
 
+  // What the user knows the recording as: "out.jfr: the recording of process 12", or
+  // the path written.
+  std::string shown_name() const;
+
   std::string path_;
   std::string alternate_path_;
+  std::string shown_as_;
+  long pid_ = 0;
   int64_t process_start_millis_ = 0;
   bool using_alternate_ = false;
   jfr::ByteBuffer metadata_record_;

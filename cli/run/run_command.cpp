@@ -207,6 +207,7 @@ int run_command(const RunOptions& options) {
   StagingDirectory staging;
   if (!staging.create(staging_dir, &error)) return fail(kExitFailure, error);
   agent.file = staging.path() + "/%p.jfr";
+  agent.output = options.output;  // what the agent's lines name: the staging file means nothing to the user
   // The command's processes get their files from nmprof, whatever they can reach.
   RecordingBroker broker;
   if (broker.start(staging.fd(), &error)) {

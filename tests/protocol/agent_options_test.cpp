@@ -161,12 +161,14 @@ TEST(AgentOptions, FormatParsesBack) {
   o.rate = 250;
   o.max_size = 3 << 20;
   o.file = "/out/a,b-%p.jfr";
+  o.output = "run's out,1.jfr";
   o.tags = {{"service", "shop"}, {"build", "a=b"}, {"teams", "a,b"}};
   o.context_attributes = {"route", "tenant_id"};
   AgentOptions back;
   EXPECT_FALSE(parse_agent_options(format_agent_options(o), back));
   EXPECT_EQ(back.interval, o.interval);
   EXPECT_EQ(back.file, o.file);
+  EXPECT_EQ(back.output, o.output);
   EXPECT_EQ(back.stack_depth, o.stack_depth);
   EXPECT_EQ(back.live, o.live);
   EXPECT_EQ(back.max_tracked, o.max_tracked);

@@ -115,7 +115,8 @@ void add_notes(Report& r) {
   int64_t stopped = statistic(r.statistics, "stoppedGrowing");
   bool per_process = stopped == jfr::schema::kBeforeTheEnd || stopped == jfr::schema::kExeced;
   if (const char* why = jfr::schema::stop_reason_text(static_cast<uint64_t>(stopped)); why && !per_process)
-    r.notes.push_back(std::string("the recording stopped growing (") + why + "): samples after that are missing");
+    r.notes.push_back(std::string("the recording stopped growing (") + why + "): samples after that are missing" +
+                      (r.live ? ", and so are frees: blocks freed after it show as live" : ""));
   for (const auto& p : r.profile->processes) {
     int64_t stop = stop_of(*r.profile, p);
     if (stop == jfr::schema::kBeforeTheEnd || stop == jfr::schema::kExeced)
