@@ -150,3 +150,43 @@ def test_processes_one_after_another_do_not_add_up_at_the_peak(nmprof, programs,
     first_end = (first["start_time_ns"] - whole["start_time_ns"]) / 1e9 + first["duration_seconds"]
     text = run(nmprof, "report", recording, "--live", "--to", f"{first_end + 0.15:.3f}s", check=0).stdout
     assert re.search(r"^Live\s+~0 B|^Live\s+~[\d.]+ (B|KiB) ", text, re.M), text
+
+
+def test_recycled_workers_give_a_flat_live_timeline(nmprof, programs, tmp_path):
+    """A master that forks six workers one after another, each holding 10 MiB until it
+    exits (php-fpm's pm.max_requests): the live series never holds more than one
+    worker's memory, so the peak is one worker's and the timeline is flat, not a
+    staircase to 60 MiB (issue 39)."""
+    workers, held = 6, 160 * 64 * 1024
+    recording = tmp_path / "recycled.jfr"
+    result = run(nmprof, "run", "--nativemem", "0", "-o", recording, "--", programs.c("recycled_workers.c"),
+                 workers, 160, check=0)
+    whole = report_json(nmprof, recording)
+    assert len([p for p in whole["processes"] if p["command"].startswith("recycled: worker")]) == workers
+    timeline = whole["timeline"]
+    # One worker's blocks and the master's few (its startup: under 64 KiB).
+    assert held <= timeline["peak_live_bytes"] < held + (64 << 10), timeline
+    assert max(timeline["live_bytes"]) < held + (64 << 10), timeline["live_bytes"]
+    peak = re.search(r"peak live:\s+~([\d.]+) MiB", result.stderr)
+    assert peak and 10 <= float(peak.group(1)) < 10.1, result.stderr
+    # The live view still sums what each worker left at its end.
+    assert workers * held <= whole["live"]["estimated_bytes"] < workers * held + (64 << 10)
+
+
+def test_the_peak_live_line_gives_its_interval(nmprof, programs, tmp_path):
+    """Sampled, the peak is an estimate: run's 'peak live' line gives its interval,
+    which is the one of the live view at that moment (the same blocks), and JSON
+    carries it; recording every allocation, there is none to give."""
+    leak = programs.c("planted_leak.c")
+    recording = tmp_path / "sampled.jfr"
+    result = run(nmprof, "run", "--nativemem", "256k", "-o", recording, "--", leak, "40m", check=0)
+    line = next(line for line in result.stderr.splitlines() if line.strip().startswith("peak live:"))
+    whole = report_json(nmprof, recording)
+    margin = whole["timeline"]["peak_live_bytes_margin"]
+    at_peak = report_json(nmprof, recording, "--peak")["totals"]
+    assert margin > 0 and margin == pytest.approx(at_peak["bytes_margin"], rel=1e-6), (margin, at_peak)
+    assert re.search(r"peak live:\s+~[\d.]+ MiB ± [\d.]+ (MiB|KiB) at ", line), line
+    exact = tmp_path / "exact.jfr"
+    result = run(nmprof, "run", "--nativemem", "0", "-o", exact, "--", leak, "4m", check=0)
+    assert "±" not in next(line for line in result.stderr.splitlines() if "peak live:" in line)
+    assert report_json(nmprof, exact)["timeline"]["peak_live_bytes_margin"] == 0

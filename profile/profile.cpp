@@ -141,7 +141,7 @@ uint32_t Profile::add_allocation(const Sample& sample) {
   if (added) allocations_.push_back({origin, {}, {}});
   Totals totals = sample.carried ? Totals{} : sample.totals();
   allocations_[it->second].allocated.add(totals);
-  if (!sample.carried) time_series_.allocated(sample.time_nanos, totals.bytes, false);
+  if (!sample.carried) time_series_.allocated(sample.time_nanos, totals.bytes);
   if (native)
     live_.allocated(sample.process, sample.address,
                     {it->second, sample.weight_when_live(), sample.time_nanos, sample.size}, live_changes());
@@ -171,9 +171,9 @@ void Profile::leave_at_exit() {
   int64_t last_end = INT64_MIN;
   for (const auto& p : processes) last_end = std::max(last_end, p.end_nanos);
   bool read_whole = !selector_ || selector_->keeps_free(*this, 0, last_end);
-  std::vector<std::pair<uint32_t, double>> left;  // process, bytes it left live
+  std::vector<std::pair<uint32_t, Totals>> left;  // process, a block it left live
   live_.for_each_live([&](uint32_t process, const LiveTracker::Block& b) {
-    if (b.allocation != kNotKept) left.emplace_back(process, sample_totals(b.size, b.weight).bytes);
+    if (b.allocation != kNotKept) left.emplace_back(process, sample_totals(b.size, b.weight));
   });
   for (uint32_t i = 0; i < processes.size(); i++) {
     int64_t end = processes[i].end_nanos;
@@ -182,8 +182,8 @@ void Profile::leave_at_exit() {
       live_.ended(i, end, live_changes());
       continue;
     }
-    for (const auto& [process, bytes] : left)
-      if (process == i) time_series_.freed(end, bytes);
+    for (const auto& [process, totals] : left)
+      if (process == i) time_series_.freed(end, totals.bytes, totals.bytes_variance);
   }
 }
 
@@ -192,11 +192,11 @@ void Profile::live_changed(const LiveTracker::Block& block, std::optional<int64_
   Totals totals = sample_totals(block.size, block.weight);
   if (!freed_at) {
     allocations_[block.allocation].live.add(totals);
-    time_series_.became_live(block.time_nanos, totals.bytes);
+    time_series_.became_live(block.time_nanos, totals.bytes, totals.bytes_variance);
     lifetimes_.allocated(block.allocation, block.time_nanos, totals);
   } else {
     allocations_[block.allocation].live.remove(totals);
-    time_series_.freed(*freed_at, totals.bytes);
+    time_series_.freed(*freed_at, totals.bytes, totals.bytes_variance);
     lifetimes_.freed(block.allocation, block.time_nanos, *freed_at, totals);
   }
 }

@@ -215,10 +215,12 @@ TEST(Lifetimes, CellsSumToTheAllocationsAndKeepWhenBlocksWereAllocatedAndFreed) 
 
 TEST(Timeline, SeriesBinsWidenToTakeEarlierAndLaterEvents) {
   profile::TimeSeries series;
-  series.allocated(100 * kS, 10, true);
-  series.allocated(1 * kS, 20, true);    // before the first: the series grows to the left
-  series.allocated(900 * kS, 40, false);  // long after: bins widen
-  series.freed(901 * kS, 10);
+  series.allocated(100 * kS, 10);
+  series.became_live(100 * kS, 10, 0);
+  series.allocated(1 * kS, 20);  // before the first: the series grows to the left
+  series.became_live(1 * kS, 20, 0);
+  series.allocated(900 * kS, 40);  // long after: bins widen
+  series.freed(901 * kS, 10, 0);
   double allocated = 0, live = 0;
   for (const auto& b : series.bins()) {
     allocated += b.allocated;
@@ -228,6 +230,26 @@ TEST(Timeline, SeriesBinsWidenToTakeEarlierAndLaterEvents) {
   EXPECT_EQ(live, 20);
   EXPECT_LE(series.start_nanos(), 1 * kS);
   EXPECT_GE(series.start_nanos() + series.bin_nanos() * static_cast<int64_t>(profile::TimeSeries::kBins), 901 * kS);
+}
+
+// The peak's estimate has the variance of the blocks live at that moment, in the bin
+// where it happened and once bins widened.
+TEST(Timeline, ThePeakCarriesTheVarianceOfTheBlocksLiveThen) {
+  profile::TimeSeries series;
+  series.became_live(1 * kS, 100, 40);
+  series.became_live(2 * kS, 50, 10);  // the peak: 150 bytes, variance 50
+  series.freed(3 * kS, 100, 40);
+  series.became_live(4 * kS, 60, 30);  // 110
+  auto peak = series.live_peak();
+  ASSERT_TRUE(peak);
+  EXPECT_EQ(peak->live_bytes, 150);
+  EXPECT_EQ(peak->live_bytes_variance, 50);
+  EXPECT_EQ(peak->time_nanos, 2 * kS);
+  series.became_live(100000 * kS, 1, 1);  // bins widen: the four above share one
+  peak = series.live_peak();
+  ASSERT_TRUE(peak);
+  EXPECT_EQ(peak->live_bytes, 150);
+  EXPECT_EQ(peak->live_bytes_variance, 50);
 }
 
 TEST(Timeline, DamagedFilesOverflowingValuesAndTimesStillDrawALine) {

@@ -43,6 +43,7 @@ std::optional<Timeline> timeline(const profile::TimeSeries& series, bool live, i
   for (; next_bin < bins; next_bin++) t.live_bytes[next_bin] = now;
   if (auto peak = series.live_peak()) {
     t.peak_live_bytes = peak->live_bytes;
+    t.peak_live_bytes_variance = peak->live_bytes_variance;
     t.peak_live_nanos = nanos_since(start_nanos, peak->time_nanos);
   }
   return t;

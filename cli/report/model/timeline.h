@@ -21,6 +21,7 @@ struct Timeline {
   std::vector<double> allocated_bytes;  // per bin
   std::vector<double> live_bytes;       // at the end of each bin; empty without live data
   double peak_live_bytes = 0;
+  double peak_live_bytes_variance = 0;  // of the estimate peak_live_bytes (sampling_error.h)
   int64_t peak_live_nanos = 0;  // since start_nanos (a report's: since the recording's start)
 };
 

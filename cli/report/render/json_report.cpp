@@ -289,7 +289,7 @@ void write_series(JsonWriter& json, const std::vector<double>& values) {
   json.end_array();
 }
 
-void write_timeline(JsonWriter& json, const Timeline& t) {
+void write_timeline(JsonWriter& json, const Timeline& t, double z) {
   json.begin_object();
   json.field("start_time_ns", t.start_nanos);
   json.field("step_seconds", seconds(t.bin_nanos));
@@ -302,6 +302,7 @@ void write_timeline(JsonWriter& json, const Timeline& t) {
     write_series(json, t.live_bytes);
   }
   json.field("peak_live_bytes", t.peak_live_bytes);
+  json.field("peak_live_bytes_margin", z * standard_error(t.peak_live_bytes_variance));
   json.field("peak_live_seconds", seconds(t.peak_live_nanos));
   json.end_object();
 }
@@ -399,7 +400,7 @@ void write_json_report(const Report& r, std::ostream& out) {
   write_peeks(json, r);
   json.key("timeline");
   if (r.timeline)
-    write_timeline(json, *r.timeline);
+    write_timeline(json, *r.timeline, r.interval_z);
   else
     json.null();
   json.end_object();

@@ -539,8 +539,10 @@ std::string nothing_sampled_text(const Report& r) {
 
 std::string peak_live_text(const Report& r) {
   const Timeline& t = *r.timeline;
-  return "~" + format_bytes(t.peak_live_bytes) + " at " + format_duration(t.peak_live_nanos) + " into the run" +
-         (live_overstated(r) ? kOverstatedText : "");
+  Totals peak;
+  peak.bytes_variance = t.peak_live_bytes_variance;
+  return "~" + format_bytes(t.peak_live_bytes) + margin_text(r, peak) + " at " + format_duration(t.peak_live_nanos) +
+         " into the run" + (live_overstated(r) ? kOverstatedText : "");
 }
 
 std::string live_text(const Report& r) {
