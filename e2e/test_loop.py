@@ -108,3 +108,70 @@ def test_keep_leaves_the_newest_pprof_chunks_and_each_opens_in_go_tool_pprof(nmp
         top = subprocess.run(["go", "tool", "pprof", "-sample_index=alloc_space", "-top", str(f)],
                              capture_output=True, text=True, timeout=120)
         assert top.returncode == 0 and "paced_site" in top.stdout, top.stderr
+
+
+# Hostile tests of --loop (each was a break).
+
+def test_a_chunk_that_cannot_be_written_does_not_block_the_next(nmprof, programs, tmp_path):
+    """A directory at chunk 1's name: chunk 1 is lost (said so; the recordings are kept)
+    but the chunks after it are written, each under a name of its own."""
+    (tmp_path / "c-1.jfr").mkdir()
+    result = run(nmprof, "run", "--loop", "1s", "-q", "-o", tmp_path / "c-%n.jfr", "--",
+                 programs.c("paced_allocations.c"), 3.5, 100)
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.count("chunk 1 was not written") == 1, result.stderr
+    assert (tmp_path / "c-0.jfr").is_file() and (tmp_path / "c-2.jfr").is_file(), result.stderr
+    assert "recordings are kept in" in result.stderr
+
+
+def test_keep_does_not_remove_what_nmprof_did_not_write(nmprof, programs, tmp_path):
+    """A chunk replaced by a directory that --keep would remove: a warning, and the run
+    goes on (nmprof aborted, leaving its command running)."""
+    proc = subprocess.Popen([str(nmprof), "run", "--loop", "1s", "--keep", "1", "-q", "-o", str(tmp_path / "c-%n.jfr"),
+                             "--", str(programs.c("paced_allocations.c")), "3.5", "100"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = tmp_path / "c-0.jfr"
+    for _ in range(300):
+        if first.exists():
+            break
+        subprocess.run(["sleep", "0.02"])
+    first.unlink()
+    (first / "inside").mkdir(parents=True)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0, stderr
+    assert "--keep: cannot remove" in stderr and "terminate called" not in stderr, stderr
+    assert first.is_dir() and len(list(tmp_path.glob("c-*.jfr"))) == 2  # the directory and the newest chunk
+
+
+def test_the_last_chunk_holds_no_block_of_a_process_that_ended_before_it(nmprof, programs, tmp_path):
+    """A process that leaked 8 MB and ended in the first second has no block live in the
+    last chunk, three seconds later, where its blocks were brought back; the next
+    program's own 1 kB leak is."""
+    paced = programs.c("paced_allocations.c")
+    result = run(nmprof, "run", "--loop", "1s", "--nativemem", "0", "-q", "-o", tmp_path / "c-%n.jfr", "--",
+                 "sh", "-c", f"{paced} 0.2 8000000; {paced} 3.5 1000", check=0)
+    files = sorted(tmp_path.glob("c-*.jfr"), key=lambda f: int(re.search(r"(\d+)", f.name).group(1)))
+    assert len(files) >= 4, (files, result.stderr)
+    assert site_bytes(report_json(nmprof, files[0], "--live", "--top", "100"), "leak_at_start") > 8_000_000
+    assert site_bytes(report_json(nmprof, files[-1], "--live", "--top", "100"), "leak_at_start") == 1000
+
+
+def test_a_run_of_many_short_processes_holds_no_descriptor_for_each(nmprof, programs, tmp_path):
+    """Under a descriptor limit below the number of processes, every process is still
+    recorded: the recordings of ended processes are not held open."""
+    leak = programs.c("paced_allocations.c")
+    script = f"ulimit -n 48; exec {nmprof} run --loop 1s --nativemem 0 -q -o {tmp_path}/c-%n.jfr -- " \
+             f"sh -c 'for i in $(seq 80); do {leak} 0.001 100000; done'"
+    result = subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "Too many open files" not in result.stderr and "left out" not in result.stderr, result.stderr
+    reports = [report_json(nmprof, f, "--top", "100") for f in tmp_path.glob("c-*.jfr")]
+    assert sum(site_bytes(r, "leak_at_start") for r in reports) == 80 * 100000
+
+
+def test_a_process_that_outlives_the_command_is_named(nmprof, programs, tmp_path):
+    leak = programs.c("paced_allocations.c")
+    result = run(nmprof, "run", "--loop", "1s", "-q", "-o", tmp_path / "c-%n.jfr", "--",
+                 "sh", "-c", f"setsid {leak} 2 1000 > /dev/null &", check=0)
+    outlived = r"warning: process \d+ \([^)]*\) outlived the command: what it records from now on is not in the chunks"
+    assert re.search(outlived, result.stderr), result.stderr

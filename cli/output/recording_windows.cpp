@@ -1,8 +1,11 @@
 #include "cli/output/recording_windows.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/output/recording_merge.h"
+#include "common/exit_watch_lock.h"
 #include "common/safe_file.h"
 #include "formats/jfr/reading/byte_reader.h"
 #include "formats/jfr/reading/chunk_header.h"
@@ -22,10 +25,18 @@ bool read_at(int fd, uint64_t offset, size_t length, std::vector<uint8_t>& out) 
   return true;
 }
 
+// When the file was last written, on the wall clock the windows are told in.
+int64_t last_written_nanos(int fd) {
+  struct stat file;
+  if (fstat(fd, &file) != 0) return INT64_MAX;
+  return static_cast<int64_t>(file.st_mtim.tv_sec) * 1'000'000'000 + file.st_mtim.tv_nsec;
+}
+
 }  // namespace
 
 RecordingWindows::~RecordingWindows() {
-  for (auto& [name, recording] : recordings_) close(recording.fd);
+  for (auto& [name, recording] : recordings_)
+    if (recording.fd >= 0) close(recording.fd);
 }
 
 void RecordingWindows::read_new(Recording& recording) {
@@ -34,32 +45,40 @@ void RecordingWindows::read_new(Recording& recording) {
   for (size_t image = 0; read_at(recording.fd, offset, jfr::kChunkHeaderSize, header); image++) {
     jfr::ChunkHeader parsed = jfr::parse_chunk_header(header);
     // A chunk whose first write is not complete yet (its header is patched last).
-    if (parsed.size < jfr::kChunkHeaderSize || parsed.metadata_offset == 0) return;
+    if (parsed.size < jfr::kChunkHeaderSize || parsed.metadata_offset == 0) break;
     if (image == recording.images.size()) recording.images.emplace_back();
     ChunkWindow& window = recording.images[image];
     if (parsed.size > window.taken()) {
-      if (!read_at(recording.fd, offset + window.taken(), parsed.size - window.taken(), records)) return;
+      if (!read_at(recording.fd, offset + window.taken(), parsed.size - window.taken(), records)) break;
       window.take(header, records);
     }
     offset += parsed.size;
   }
+  recording.read_to = offset;
+}
+
+bool RecordingWindows::grew_since_read(const std::string& name, const Recording& recording) const {
+  struct stat file;
+  return fstatat(staging_.fd(), name.c_str(), &file, AT_SYMLINK_NOFOLLOW) == 0 &&
+         static_cast<uint64_t>(file.st_size) > recording.read_to;
 }
 
 std::vector<uint8_t> RecordingWindows::cut(int64_t start_nanos, int64_t end_nanos, bool last,
                                            std::vector<std::string>* warnings) {
-  for (const std::string& name : staging_.names(".jfr")) {
-    if (recordings_.count(name)) continue;
-    int fd = staging_.open_file(name);
-    if (fd < 0) {
-      warnings->push_back(name + " left out: " + safe_file::error_text(fd));
-      recordings_[name].damaged = true;
-      continue;
-    }
-    recordings_[name].fd = fd;
-  }
+  for (const std::string& name : staging_.names(".jfr")) recordings_.try_emplace(name);
   std::vector<uint8_t> out;
   for (auto& [name, recording] : recordings_) {
     if (recording.damaged) continue;
+    if (recording.fd < 0) {
+      // New, or its process ended (its blocks are gone) and nothing came since.
+      if (!recording.pending && !grew_since_read(name, recording)) continue;
+      recording.fd = staging_.open_file(name);
+      if (recording.fd < 0) {
+        warnings->push_back(name + " left out: " + safe_file::error_text(recording.fd));
+        recording.damaged = true;
+        continue;
+      }
+    }
     try {
       read_new(recording);
     } catch (const std::exception& e) {
@@ -67,12 +86,22 @@ std::vector<uint8_t> RecordingWindows::cut(int64_t start_nanos, int64_t end_nano
       recording.damaged = true;
       continue;
     }
-    // The image that runs now carries its live set on, whether it sampled or not.
-    bool running = last || still_recording(recording.fd);
+    // The image that runs now carries its live set on, whether it sampled or not (one
+    // that ended in this window has grown: its last write). An exit watch may still
+    // make the last write of one that ended.
+    bool running = still_recording(recording.fd) || exit_watch_lock::held(recording.fd);
+    bool written_before_end = last_written_nanos(recording.fd) < end_nanos;
     for (size_t i = 0; i < recording.images.size(); i++) {
       ChunkWindow& window = recording.images[i];
-      if (window.grew() || (running && i + 1 == recording.images.size())) 
+      if (window.grew() || (running && i + 1 == recording.images.size()))
         window.cut(start_nanos, end_nanos, last ? INT64_MAX : end_nanos, out);
+    }
+    // Its process ended: closed until it grows, or, if it wrote after this window's
+    // end, until the next window takes the rest.
+    if (!running) {
+      close(recording.fd);
+      recording.fd = -1;
+      recording.pending = !written_before_end;
     }
   }
   return out;

@@ -25,19 +25,27 @@ class RecordingWindows {
 
   // The recording of [start_nanos, end_nanos) (wall clock): the samples made before
   // end_nanos; empty when no process has recorded anything yet. `last`: the command
-  // has ended, and this one takes every sample left, and each process image's live
-  // set at its end. A recording that cannot be read (damaged) is
+  // has ended, and this one takes every sample left. The live view is that of the
+  // process images that ran in the window (one that ended before has no block live
+  // then). A recording that cannot be read (damaged) is
   // named in one line of *warnings and left out from then on.
   std::vector<uint8_t> cut(int64_t start_nanos, int64_t end_nanos, bool last, std::vector<std::string>* warnings);
 
  private:
   struct Recording {
+    // Open only while its process runs: a run that starts thousands of processes must
+    // not hold a descriptor for each. Opened when it grows past what was read (a new
+    // one; an agent that could not lock it looks ended).
     int fd = -1;
+    uint64_t read_to = 0;  // the end of its last complete chunk read
+    bool pending = false;  // closed with samples made after the last window's end
     std::vector<ChunkWindow> images;  // one per chunk of the file, in file order
     bool damaged = false;
   };
   // Takes what the agent appended since the last cut.
   void read_new(Recording& recording);
+  // Whether the file grew past what was read of it (false when it is gone).
+  bool grew_since_read(const std::string& name, const Recording& recording) const;
 
   const StagingDirectory& staging_;
   std::map<std::string, Recording> recordings_;  // by file name

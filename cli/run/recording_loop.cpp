@@ -95,9 +95,12 @@ int RecordingLoop::write_chunk(int64_t end_nanos, bool last) {
     return write_bytes(fd, bytes, recording, why);
   });
   if (!written) {
-    // The window stays in the processes' recordings, which are kept.
+    // The window stays in the processes' recordings, which are kept; the next chunk
+    // has a name of its own (this one's may be what failed: a directory there).
     std::cerr << "nmprof: chunk " << number_ << " was not written: " << text::escape_controls(error) << "\n";
     failed_ = true;
+    number_++;
+    window_start_ = end_nanos;
     return kExitFailure;
   }
   upload::ChunkRequests requests;
@@ -120,7 +123,13 @@ int RecordingLoop::write_chunk(int64_t end_nanos, bool last) {
 
 void RecordingLoop::keep_newest() {
   while (settings_.keep && written_.size() > settings_.keep) {
-    for (const std::string& file : written_.front()) std::filesystem::remove(file);
+    for (const std::string& file : written_.front()) {
+      // Only what nmprof wrote: something else put there since (a directory) stays.
+      std::error_code error;
+      if (!std::filesystem::remove(file, error) && error)
+        std::cerr << "nmprof: warning: --keep: cannot remove " << text::escape_controls(file) << ": "
+                  << error.message() << "\n";
+    }
     written_.pop_front();
   }
 }

@@ -100,8 +100,12 @@ int write_profile(const RunOptions& options, StagingDirectory& staging, const st
 }
 
 // The command and nmprof's chunks under --loop: the status as write_profile's.
-int finish_chunks(const RunOptions& options, RecordingLoop& loop, StagingDirectory& staging, const ChildExit& child) {
+int finish_chunks(const RunOptions& options, RecordingLoop& loop, StagingDirectory& staging,
+                  const std::vector<SurvivingProcess>& survivors, const ChildExit& child) {
   int delivered = loop.finish(wall_clock_nanos());
+  for (const SurvivingProcess& p : survivors)
+    std::cerr << "nmprof: warning: process " << p.pid << " (" << text::escape_controls(p.name)
+              << ") outlived the command: what it records from now on is not in the chunks\n";
   if (loop.all_written())
     staging.remove();
   else
@@ -241,7 +245,7 @@ int run_command(const RunOptions& options) {
   }
   broker.close_command_end();
   std::vector<SurvivingProcess> survivors = surviving_processes(broker.holders());
-  int status = loop ? finish_chunks(options, *loop, staging, child)
+  int status = loop ? finish_chunks(options, *loop, staging, survivors, child)
                     : write_profile(options, staging, survivors, broker.execs(), child, started, uploader.get());
   broker.stop();
   if (uploader) uploader->finish(signals.profile_written());
