@@ -91,8 +91,10 @@ def test_dump_and_stop_after_the_target_ended_deliver_what_its_agent_left(nmprof
 
 def test_a_target_that_ends_while_nmprof_waits_for_a_safe_point_is_said_to(nmprof, target, tmp_path):
     # Its only thread waits in system(): a frame of the C library under the wait, never
-    # a safe point. Before: "no such process", as if the pid had been wrong.
-    t = target("shell", 2)
+    # a safe point. Before: "no such process", as if the pid had been wrong. It waits
+    # 6 s: long enough for nmprof to be searching by then on a loaded machine (with 2 s,
+    # it once exited before the search, "during the attach").
+    t = target("shell", 6)
     begun = time.monotonic()
     result = run(nmprof, "attach", t.pid, "--duration", "1", "-o", tmp_path / "x.jfr", "--timeout", "60")
     one_line_error(result, f"nmprof: process {t.pid} exited while nmprof waited for a safe point")
