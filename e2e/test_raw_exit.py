@@ -116,23 +116,20 @@ def cgo_alloc(tmp_path_factory):
     shutil.rmtree(binary.parent, ignore_errors=True)
 
 
-@pytest.mark.parametrize("how", ["", "threads"], ids=["one thread", "threads"])
-def test_a_c_program_that_leaves_by_a_raw_exit_group_is_recorded_to_its_end(raw_exit, shared, how):
-    command = [raw_exit, COUNT, SIZE, how]
+def assert_runs_as_plain_and_is_recorded_to_its_end(command, out, site):
     plain = subprocess.run(unprivileged(*command), capture_output=True, text=True, timeout=60)
-    out = shared / "out.jfr"
     result = preloaded(command, out)
     assert (result.returncode, result.stdout) == (plain.returncode, plain.stdout), result.stderr
-    assert_whole_to_the_end(out, "kept_or_freed")
+    assert_whole_to_the_end(out, site)
+
+
+@pytest.mark.parametrize("how", ["", "threads"], ids=["one thread", "threads"])
+def test_a_c_program_that_leaves_by_a_raw_exit_group_is_recorded_to_its_end(raw_exit, shared, how):
+    assert_runs_as_plain_and_is_recorded_to_its_end([raw_exit, COUNT, SIZE, how], shared / "out.jfr", "kept_or_freed")
 
 
 def test_a_cgo_program_is_recorded_to_its_end(cgo_alloc, shared):
-    command = [cgo_alloc, COUNT, SIZE]
-    plain = subprocess.run(unprivileged(*command), capture_output=True, text=True, timeout=60)
-    out = shared / "out.jfr"
-    result = preloaded(command, out)
-    assert (result.returncode, result.stdout) == (plain.returncode, plain.stdout), result.stderr
-    assert_whole_to_the_end(out, "cgo_site")
+    assert_runs_as_plain_and_is_recorded_to_its_end([cgo_alloc, COUNT, SIZE], shared / "out.jfr", "cgo_site")
 
 
 def test_a_go_program_without_the_watch_is_told_what_it_loses(cgo_alloc, shared):
