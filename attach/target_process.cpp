@@ -24,6 +24,14 @@ Error no_such_process(pid_t pid) {
                " (list processes with `ps -e -o pid,user,args`)"};
 }
 
+char state_in(const std::string& stat_path) {
+  auto stat = read_text_at(AT_FDCWD, stat_path.c_str());
+  size_t end = stat ? stat->rfind(") ") : std::string::npos;  // the command may hold ") "
+  return end != std::string::npos && end + 2 < stat->size() ? (*stat)[end + 2] : 'X';
+}
+
+bool is_ended(char state) { return state == 'Z' || state == 'X'; }
+
 }  // namespace
 
 std::string describe_credentials(uid_t uid, gid_t gid) {
@@ -54,15 +62,12 @@ Result<TargetProcess> inspect_process(pid_t pid) {
   return target;
 }
 
-char process_state(pid_t pid) {
-  auto stat = read_text_at(AT_FDCWD, proc_path(pid, "stat").c_str());
-  size_t end = stat ? stat->rfind(") ") : std::string::npos;  // the command may hold ") "
-  return end != std::string::npos && end + 2 < stat->size() ? (*stat)[end + 2] : 'X';
-}
+char process_state(pid_t pid) { return state_in(proc_path(pid, "stat")); }
 
-bool has_ended(pid_t pid) {
-  char state = process_state(pid);
-  return state == 'Z' || state == 'X';
+bool has_ended(pid_t pid) { return is_ended(process_state(pid)); }
+
+bool thread_has_ended(pid_t pid, pid_t tid) {
+  return is_ended(state_in(proc_path(pid, ("task/" + std::to_string(tid) + "/stat").c_str())));
 }
 
 Result<void> check_attach_permission(const TargetProcess& target, std::string_view kind) {

@@ -27,6 +27,9 @@ char process_state(pid_t pid);
 // Gone, or a zombie: it runs no more.
 bool has_ended(pid_t pid);
 
+// Whether thread `tid` of process `pid` has ended: a zombie, or gone.
+bool thread_has_ended(pid_t pid, pid_t tid);
+
 // HotSpot accepts a client whose uid is 0, or whose euid and egid both equal its own,
 // and ptrace (any other process) asks as much of a client without CAP_SYS_PTRACE. A
 // non-root nmprof therefore needs the target's exact credentials. `kind` names the

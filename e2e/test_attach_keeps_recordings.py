@@ -100,3 +100,14 @@ def test_a_target_that_ends_while_nmprof_waits_for_a_safe_point_is_said_to(nmpro
     one_line_error(result, f"nmprof: process {t.pid} exited while nmprof waited for a safe point")
     assert time.monotonic() - begun < 30
     assert not left_in_tmp(t.pid)
+
+
+def test_threads_that_end_as_nmprof_stops_them_do_not_end_the_search(nmprof, target, tmp_path):
+    # Its threads start and end all the time, busy in the C library (rarely at a safe
+    # point) until they end: nmprof often holds one as it ends. Before, that could end
+    # the attach at once ('exited during the attach', about a process that ran on).
+    t = target("churn", 60)
+    result = run(nmprof, "attach", t.pid, "--duration", "1", "-o", tmp_path / "x.jfr", "--timeout", "3")
+    assert result.returncode == 0 or \
+        f"no thread of process {t.pid} reached a point where it is safe" in result.stderr, result.stderr
+    assert t.proc.poll() is None, "it runs on"

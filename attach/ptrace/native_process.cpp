@@ -116,6 +116,16 @@ Result<uint64_t> entry_point(const TargetProcess& target, const Mapping& agent) 
   return entry;
 }
 
+// Whether thread `tid` of `pid` ends within 200 ms: an exiting thread is a zombie or
+// gone by then, where one that refused for another reason is still running.
+bool ends_soon(pid_t pid, pid_t tid) {
+  for (int tries = 0; tries < 40; ++tries) {
+    if (has_ended(pid) || thread_has_ended(pid, tid)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<pid_t> descendants_with_nmprof(pid_t pid) {
@@ -204,10 +214,12 @@ Result<int> NativeProcess::load_agent(std::string_view library, std::string_view
   }
   TargetModules modules(target_, maps);
   std::string last_refusal;
+  auto ended_while_searching = [&] {
+    return Error{"process " + std::to_string(target_.pid) + " exited while nmprof waited for a safe point"};
+  };
   for (;;) {
     // Gone meanwhile (a Go program's raw exit_group, a crash): said so, not "no such process".
-    if (has_ended(target_.pid))
-      return Error{"process " + std::to_string(target_.pid) + " exited while nmprof waited for a safe point"};
+    if (has_ended(target_.pid)) return ended_while_searching();
     std::deque<pid_t> candidates = candidate_threads(target_.pid, sandboxed_);
     while (!candidates.empty()) {
       pid_t tid = candidates.front();
@@ -216,7 +228,12 @@ Result<int> NativeProcess::load_agent(std::string_view library, std::string_view
       if (blocks_sigsegv(target_.pid, tid)) continue;
       auto thread = SeizedThread::seize(target_, tid, deadline);
       if (!thread) {
-        if (access(proc_path(target_.pid, "task/" + std::to_string(tid)).c_str(), F_OK) != 0) continue;  // ended
+        // A thread seized as it exits fails (EPERM, or an exit where its stop was due) while
+        // its /proc entry stays until it is reaped: it is given a moment to be seen ending.
+        if (ends_soon(target_.pid, tid)) {
+          if (has_ended(target_.pid)) return ended_while_searching();
+          continue;
+        }
         if (Clock::now() < deadline) return thread.error();
         last_refusal = "thread " + std::to_string(tid) + " did not stop (busy in the kernel?)";
         break;  // out of time

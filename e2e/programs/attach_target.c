@@ -6,10 +6,14 @@
 //   attach_target sleep SECONDS     sleep once for SECONDS
 //   attach_target shell SECONDS     wait for `sleep SECONDS` in system(): a frame of the
 //                                   C library under the wait, never a safe point
+//   attach_target churn SECONDS     as shell, while a thread starts threads that end
+//                                   some 2 ms later, busy in memset until then: nmprof
+//                                   often holds one as it ends; a safe point is rare
 //   attach_target jail DIR STOPFILE chroot into DIR (as a daemon's privilege separation
 //                                   does: its files are then out of its reach), then
 //                                   loop; STOPFILE is a path in DIR
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +53,33 @@ static int round_ok(unsigned long i) {
   free(kept[i % 4096]);
   kept[i % 4096] = leak;
   return 1;
+}
+
+// Busy in the C library (memset: never a safe point) for about 2 ms.
+static void busy_in_libc(void) {
+  static char buffer[1 << 18];
+  for (int i = 0; i < 100; i++) {
+    memset(buffer, i, sizeof buffer);
+    __asm__ volatile("" ::: "memory");
+  }
+}
+
+static void* ends_soon(void* unused) {
+  busy_in_libc();
+  return unused;
+}
+
+// Starts a thread that ends soon, every 2 ms, busy in the C library in between.
+static void* start_ending_threads(void* unused) {
+  pthread_attr_t detached;
+  pthread_attr_init(&detached);
+  pthread_attr_setdetachstate(&detached, PTHREAD_CREATE_DETACHED);
+  for (;;) {
+    pthread_t thread;
+    pthread_create(&thread, &detached, ends_soon, NULL);
+    busy_in_libc();
+  }
+  return unused;
 }
 
 static double now(void) {
@@ -104,7 +135,10 @@ int main(int argc, char** argv) {
     printf("ok slept %.3f\n", slept);
     return slept >= seconds ? 0 : 1;
   }
-  if (strcmp(argv[1], "shell") == 0 && argc == 3) {
+  int churn = strcmp(argv[1], "churn") == 0 && argc == 3;
+  pthread_t starter;
+  if (churn && pthread_create(&starter, NULL, start_ending_threads, NULL) != 0) return 1;
+  if (churn || (strcmp(argv[1], "shell") == 0 && argc == 3)) {
     char command[64];
     snprintf(command, sizeof command, "sleep %d", atoi(argv[2]));
     int status = system(command);
