@@ -44,7 +44,12 @@ CLI::Option* add_choice(CLI::App* command, const std::string& name, Target& targ
 void add_report_command(CLI::App& app, nmprof::report::ReportOptions& options) {
   using nmprof::report::ReportOptions;
   CLI::App* report = app.add_subcommand("report", "Summarize a recording (nmprof's or another profiler's JFR file)");
-  report->add_option("file", options.file, "The .jfr file")->required()->check(nmprof::cli::path_check());
+  report
+      ->add_option("file", options.files,
+                   "The .jfr file; or the chunk files of a looping recording (run --loop), read as one in time order")
+      ->required()
+      ->check(nmprof::cli::path_check())
+      ->type_name("FILE...");
   report->add_option("-o,--output", options.output,
                      "Write to this file (default: standard output); its extension chooses the format: .pb.gz pprof, "
                      ".collapsed, .html, .json, .txt")

@@ -80,6 +80,51 @@ def test_a_block_of_the_first_chunk_never_freed_is_live_in_the_last(nmprof, chun
     assert not jfr_events(files[0], "profiler.LiveMalloc")
 
 
+def live_by_site(report):
+    return {site: site_bytes(report, site) for site in ("leak_at_start", "held_site", "paced_site")}
+
+
+def test_the_chunks_read_together_are_the_whole_run(nmprof, chunks):
+    """report chunk-*.jfr, in any order: what they allocated summed, what was live at
+    the end of the last one (not every chunk's live blocks again), each free paired."""
+    files, truth = chunks
+    shuffled = files[1::2] + files[::2]
+    merged = report_json(nmprof, *shuffled, "--top", "100")
+    assert merged["files"] == [str(f) for f in files]  # in time order
+    singles = [report_json(nmprof, f, "--top", "100") for f in files]
+    for site, allocated in truth.items():
+        summed = sum(site_bytes(r, site) for r in singles)
+        assert site_bytes(merged, site) == pytest.approx(summed, rel=1e-9), site
+        bound = 4 / math.sqrt(merged["allocated"]["samples"]) + 0.03
+        assert abs(site_bytes(merged, site) - allocated) <= bound * allocated, (site, allocated)
+
+    live = report_json(nmprof, *files, "--live", "--top", "100")
+    last = report_json(nmprof, files[-1], "--live", "--top", "100")
+    assert live_by_site(live) == pytest.approx(live_by_site(last), rel=1e-9)
+    assert live["live"]["unmatched_frees"] == 0 and live["live"]["frees_of_earlier_chunks"] == 0, live["live"]
+    # held_site's blocks are freed 1.5 s after they were allocated: the last chunk on its
+    # own sees frees of blocks it did not allocate, the chunks read together pair them.
+    assert last["live"]["frees_of_earlier_chunks"] > 0, last["live"]
+    held_live = 150 * 65536
+    bound = 4 / math.sqrt(max(live["live"]["samples"], 1)) + 0.03
+    assert abs(site_bytes(live, "held_site") - held_live) <= bound * held_live + 65536, live["stacks"]
+    # The run's timeline: its peak is the leak and the held blocks, not chunks added up.
+    peak = live["timeline"]["peak_live_bytes"]
+    assert peak < 1.5 * (truth["leak_at_start"] + held_live), peak
+
+    text = run(nmprof, "report", *files, check=0).stdout
+    assert text.splitlines()[0] == f"nmprof report: {files[0]} ... {files[-1]} ({len(files)} files)", text
+
+
+def test_two_chunks_compare_and_a_file_given_twice_is_refused(nmprof, chunks):
+    files, _ = chunks
+    diff = run(nmprof, "report", files[-1], "--diff", files[1], check=0)
+    assert diff.stdout.startswith(f"nmprof diff: {files[-1]} against {files[1]}"), diff.stdout
+    twice = run(nmprof, "report", files[0], files[1], files[0])
+    assert twice.returncode == 1
+    assert twice.stderr.splitlines() == [f"nmprof report: {files[0]}: given twice"], twice.stderr
+
+
 def test_loop_refuses_an_output_that_does_not_name_each_chunk(nmprof, tmp_path):
     result = run(nmprof, "run", "--loop", "1s", "-o", tmp_path / "app.jfr", "--", "true")
     assert result.returncode == 2

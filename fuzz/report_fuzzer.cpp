@@ -22,7 +22,7 @@ void render_every_view(const nmprof::profile::Profile& profile) {
   for (auto by : {ReportOptions::By::Stack, ReportOptions::By::Function}) {
     for (bool live : {false, true}) {
       ReportOptions options;
-      options.file = "fuzz.jfr";
+      options.files = {"fuzz.jfr"};
       options.top = 5;
       options.by = by;
       options.live = live;
@@ -41,7 +41,7 @@ void render_every_view(const nmprof::profile::Profile& profile) {
   // The flame graph page, with the profile standing in for itself at its peak when it
   // has one (the command reads the file again up to the peak).
   ReportOptions options;
-  options.file = "fuzz.jfr";
+  options.files = {"fuzz.jfr"};
   const nmprof::profile::Profile* at_peak = &profile;
   try {
     Report peak = build_peak_report(profile, profile, options);

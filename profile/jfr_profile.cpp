@@ -1,6 +1,7 @@
 #include "profile/jfr_profile.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 #include "formats/jfr/reading/recording_file.h"
@@ -90,10 +91,34 @@ class ProfileBuilder {
     int64_t image = 0;
     Process described = describe(chunk, earliest, &image);
     uint32_t process = process_index(std::move(described), image);
+    if (std::find(file_processes_.begin(), file_processes_.end(), process) == file_processes_.end())
+      file_processes_.push_back(process);
+    const jfr::ChunkHeader& header = chunk.header();
+    file_start_ = std::min(file_start_, header.start_nanos);
+    earlier_files_end_.resize(profile_.processes.size(), INT64_MIN);
+    file_end_.resize(profile_.processes.size(), INT64_MIN);
+    if (header.start_nanos < earlier_files_end_[process]) overlapping_pid_ = profile_.processes[process].pid;
+    file_end_[process] = std::max(file_end_[process], header.start_nanos + header.duration_nanos);
     reading_samples_ = true;
-    read_samples(chunk, process, earliest);
+    // A chunk that begins after its process's recording did is a later chunk of a
+    // looping recording: blocks of earlier chunks are freed in it.
+    read_samples(chunk, process, earliest, image != 0 && chunk.header().start_nanos > image);
     reading_samples_ = false;
   }
+  // Each file between these two (Profile::begin_file).
+  void begin_file() {
+    profile_.begin_file();
+    file_processes_.clear();
+    file_start_ = INT64_MAX;
+    overlapping_pid_.reset();
+  }
+  void end_file() {
+    profile_.end_file(file_processes_, file_start_);
+    for (size_t i = 0; i < file_end_.size(); i++) earlier_files_end_[i] = std::max(earlier_files_end_[i], file_end_[i]);
+  }
+  // A process of the file just read whose time an earlier file covers too (a chunk
+  // and the whole recording it was cut from, given together).
+  std::optional<int64_t> overlapping_pid() const { return overlapping_pid_; }
   // Whether the pass over the chunk's events now is the one that reads the samples
   // (the last and longest one).
   bool reading_samples() const { return reading_samples_; }
@@ -240,7 +265,7 @@ class ProfileBuilder {
     return indexes;
   }
 
-  void read_samples(const Chunk& chunk, uint32_t process, const EarliestAhead& earliest) {
+  void read_samples(const Chunk& chunk, uint32_t process, const EarliestAhead& earliest, bool later_chunk) {
     const auto& types = chunk.types();
     const Type* malloc_type = types.find(schema::kMallocName);
     const Type* live_malloc_type = types.find(schema::kLiveMallocName);
@@ -336,7 +361,7 @@ class ProfileBuilder {
         if (uint64_t to = static_cast<uint64_t>(slots[kFreeNewAddress].integer()))
           moved = Move{to, static_cast<uint64_t>(slots[kFreeNewSize].integer()),
                        static_cast<float>(slots[kFreeNewWeight].number())};
-        profile_.add_free(process, time, static_cast<uint64_t>(slots[kFreeAddress].integer()), moved);
+        profile_.add_free(process, time, static_cast<uint64_t>(slots[kFreeAddress].integer()), moved, later_chunk);
         last_event = std::max(last_event, time);
       } else if (type == java_type) {
         e.read(java_samples, {slots.data(), kJavaSlots});
@@ -357,41 +382,78 @@ class ProfileBuilder {
 
   Profile& profile_;
   std::vector<int64_t> images_;  // each process entry's image start (see process_index)
+  std::vector<uint32_t> file_processes_;  // of the file being read
+  int64_t file_start_ = INT64_MAX;
+  // By process entry: where the chunks of it in earlier files, and in this one, end.
+  std::vector<int64_t> earlier_files_end_, file_end_;
+  std::optional<int64_t> overlapping_pid_;
   bool reading_samples_ = false;
   NativeLines lines_;
   SourceLines source_lines_;  // shared by all chunks: each file's line table is read once
 };
 
+}  // namespace
 
-Profile build(std::span<const uint8_t> recording_bytes, const MappedFile* file, const ReadProgress& progress,
-              SampleSelector* selector, NativeLines lines) {
+struct ProfileReader::Reading {
+  Reading(SampleSelector* selector, NativeLines lines) : builder(profile, lines) { profile.set_selector(selector); }
   Profile profile;
-  profile.set_selector(selector);
-  ProfileBuilder builder(profile, lines);
+  ProfileBuilder builder;
+  std::vector<std::pair<std::string, std::string>> warnings;  // file, warning
+  size_t files = 0;  // read so far
+};
+
+ProfileReader::ProfileReader(SampleSelector* selector, NativeLines lines)
+    : reading_(std::make_unique<Reading>(selector, lines)) {}
+
+ProfileReader::~ProfileReader() = default;
+
+void ProfileReader::read(std::span<const uint8_t> recording_bytes, const MappedFile* file, const std::string& name,
+                         const ReadProgress& progress) {
+  ProfileBuilder& builder = reading_->builder;
   auto observer = [&](size_t offset) {
     if (file) file->release_before(offset);
     if (progress && builder.reading_samples())
       progress(static_cast<double>(offset) / static_cast<double>(recording_bytes.size()));
   };
   jfr::Recording recording(recording_bytes, observer);
+  reading_->files++;
+  builder.begin_file();
   recording.for_each_chunk([&](const Chunk& chunk) { builder.add(chunk); });
-  builder.finish();
-  profile.warnings = recording.warnings();
-  profile.warnings.insert(profile.warnings.end(), builder.warnings().begin(), builder.warnings().end());
-  profile.set_selector(nullptr);
-  return profile;
+  builder.end_file();
+  for (const std::string& w : recording.warnings()) reading_->warnings.emplace_back(name, w);
+  if (auto pid = builder.overlapping_pid())
+    reading_->warnings.emplace_back(name, "it covers a time that an earlier file covers too, for process " +
+                                              std::to_string(*pid) + ": what both hold is counted twice");
 }
 
-}  // namespace
+void ProfileReader::read(const std::string& path, const ReadProgress& progress) {
+  MappedFile file = jfr::map_recording(path);
+  read(file.bytes(), &file, path, progress);
+}
+
+void ProfileReader::read(std::span<const uint8_t> recording) { read(recording, nullptr, "", {}); }
+
+Profile ProfileReader::finish() {
+  Profile& profile = reading_->profile;
+  reading_->builder.finish();
+  for (const auto& [name, w] : reading_->warnings)
+    profile.warnings.push_back(reading_->files > 1 && !name.empty() ? name + ": " + w : w);
+  for (const std::string& w : reading_->builder.warnings()) profile.warnings.push_back(w);
+  profile.set_selector(nullptr);
+  return std::move(profile);
+}
 
 Profile build_profile(std::span<const uint8_t> recording_bytes) {
-  return build(recording_bytes, nullptr, {}, nullptr, NativeLines::Resolve);
+  ProfileReader reader;
+  reader.read(recording_bytes);
+  return reader.finish();
 }
 
 Profile read_profile(const std::string& path, const ReadProgress& progress, SampleSelector* selector,
                      NativeLines lines) {
-  MappedFile file = jfr::map_recording(path);
-  return build(file.bytes(), &file, progress, selector, lines);
+  ProfileReader reader(selector, lines);
+  reader.read(path, progress);
+  return reader.finish();
 }
 
 }  // namespace nmprof::profile

@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 
+#include "common/mapped_file.h"
 #include "profile/profile.h"
 #include "profile/sample_selector.h"
 
@@ -29,5 +31,26 @@ using ReadProgress = std::function<void(double share)>;
 enum class NativeLines : bool { Skip, Resolve };
 Profile read_profile(const std::string& path, const ReadProgress& progress = {}, SampleSelector* selector = nullptr,
                      NativeLines lines = NativeLines::Resolve);
+
+// Reads several recordings into one profile, one file after another in time order:
+// the chunk files of a looping recording (run --loop), whose profile is then that of
+// the whole time they cover (what each allocated, summed; what was live at the end of
+// the last file of each process), or recordings of other processes. Throws as
+// read_profile does, for the file being read.
+class ProfileReader {
+ public:
+  explicit ProfileReader(SampleSelector* selector = nullptr, NativeLines lines = NativeLines::Resolve);
+  ~ProfileReader();
+  void read(const std::string& path, const ReadProgress& progress = {});
+  void read(std::span<const uint8_t> recording);
+  // The profile of all the files read; warnings name their file when there were several.
+  Profile finish();
+
+ private:
+  struct Reading;
+  void read(std::span<const uint8_t> recording, const MappedFile* file, const std::string& name,
+            const ReadProgress& progress);
+  std::unique_ptr<Reading> reading_;
+};
 
 }  // namespace nmprof::profile

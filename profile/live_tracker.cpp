@@ -9,8 +9,8 @@ void LiveTracker::allocated(uint32_t process, uint64_t address, const Block& blo
 }
 
 void LiveTracker::freed(uint32_t process, uint64_t address, int64_t time_nanos, const Changes& changes,
-                        const std::optional<Move>& moved) {
-  Event event{time_nanos, kFree | arrivals_++, address, {}};
+                        const std::optional<Move>& moved, bool in_later_chunk) {
+  Event event{time_nanos, kFree | (in_later_chunk ? kInLaterChunk : 0) | arrivals_++, address, {}};
   if (moved) {
     event.moved_to = moved->address;
     event.block = {0, moved->weight, time_nanos, moved->size};
@@ -75,13 +75,20 @@ void LiveTracker::pair(uint32_t process, const Event& event, const Changes& chan
   }
   auto latest = latest_.find(where);
   if (latest == latest_.end()) {
-    unmatched_++;
+    (event.order & kInLaterChunk ? of_earlier_chunks_ : unmatched_)++;
     return;
   }
   matched_++;
+  Block freed = release(latest, event.time_nanos, changes);
+  if (event.moved_to) become_live(process, event.moved_to, {freed.allocation, event.block.weight, event.time_nanos,
+                                                            event.block.size}, changes);
+}
+
+LiveTracker::Block LiveTracker::release(std::unordered_map<Where, Block, Hash>::iterator latest, int64_t time_nanos,
+                                        const Changes& changes) {
   Block freed = latest->second;
-  changes(freed, event.time_nanos);
-  auto hidden = earlier_.find(where);
+  changes(freed, time_nanos);
+  auto hidden = earlier_.find(latest->first);
   if (hidden == earlier_.end()) {
     latest_.erase(latest);
   } else {
@@ -89,8 +96,27 @@ void LiveTracker::pair(uint32_t process, const Event& event, const Changes& chan
     hidden->second.pop_back();
     if (hidden->second.empty()) earlier_.erase(hidden);
   }
-  if (event.moved_to) become_live(process, event.moved_to, {freed.allocation, event.block.weight, event.time_nanos,
-                                                            event.block.size}, changes);
+  return freed;
+}
+
+void LiveTracker::begin_file() {
+  at_file_start_.clear();
+  for (const auto& [where, block] : latest_) at_file_start_.emplace(where, block.time_nanos);
+}
+
+bool LiveTracker::restate(uint32_t process, uint64_t address) {
+  Where where{address, process};
+  at_file_start_.erase(where);
+  return latest_.contains(where);
+}
+
+void LiveTracker::end_file(const std::vector<uint32_t>& processes, int64_t time_nanos, const Changes& changes) {
+  for (const auto& [where, time] : at_file_start_) {
+    if (std::find(processes.begin(), processes.end(), where.process) == processes.end()) continue;
+    auto latest = latest_.find(where);
+    if (latest != latest_.end() && latest->second.time_nanos == time) release(latest, time_nanos, changes);
+  }
+  at_file_start_.clear();
 }
 
 void LiveTracker::become_live(uint32_t process, uint64_t address, const Block& block, const Changes& changes) {

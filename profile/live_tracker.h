@@ -36,8 +36,11 @@ class LiveTracker {
   void allocated(uint32_t process, uint64_t address, const Block& block, const Changes& changes);
   // moved: a realloc moved (or resized) the block, which lives on there, as a block
   // that became live then: its old self is freed, its new self allocated.
+  // in_later_chunk: the free is in a chunk that began after its process's recording
+  // did (a looping recording's), where a free of a block never seen is one of an
+  // earlier chunk's blocks.
   void freed(uint32_t process, uint64_t address, int64_t time_nanos, const Changes& changes,
-             const std::optional<Move>& moved = {});
+             const std::optional<Move>& moved = {}, bool in_later_chunk = false);
   // No event of `process` older than `time_nanos` is still to come.
   void hold_from(uint32_t process, int64_t time_nanos, const Changes& changes);
   // Every event is in: pairs all that waits (and pairs events as they come from now on).
@@ -45,8 +48,20 @@ class LiveTracker {
   // `process` ended at `time_nanos`: its live blocks are freed then (after settle()).
   void ended(uint32_t process, int64_t time_nanos, const Changes& changes);
 
+  // Files read one after another (the chunks of a looping recording). A block live
+  // when a file begins is, for as long as it lives, restated by each later file (a
+  // profiler.LiveMalloc at its address), or freed in it.
+  void begin_file();
+  // A block the file restates: whether it is live already (else it is new to the reader).
+  bool restate(uint32_t process, uint64_t address);
+  // The file ended: the blocks of `processes` live when it began that it neither freed
+  // nor restated were freed in a file not read (a chunk missing), at `time_nanos`.
+  void end_file(const std::vector<uint32_t>& processes, int64_t time_nanos, const Changes& changes);
+
   uint64_t matched_frees() const { return matched_; }
   uint64_t unmatched_frees() const { return unmatched_; }
+  // Unmatched frees in a later chunk (see freed): of blocks of earlier chunks.
+  uint64_t frees_of_earlier_chunks() const { return of_earlier_chunks_; }
   // The live blocks, as visit(process, block) (after settle(): of the events paired so far).
   template <class Visit>
   void for_each_live(Visit&& visit) const {
@@ -76,6 +91,7 @@ class LiveTracker {
     }
   };
   static constexpr uint64_t kFree = 1ull << 63;
+  static constexpr uint64_t kInLaterChunk = 1ull << 62;  // of a free (see freed)
   // The events of one process that wait, and from when on they must.
   struct Waiting {
     std::vector<Event> events;
@@ -89,6 +105,8 @@ class LiveTracker {
   void pair_older(uint32_t process, Waiting& waiting, const Changes& changes);
   void pair(uint32_t process, const Event& event, const Changes& changes);
   void become_live(uint32_t process, uint64_t address, const Block& block, const Changes& changes);
+  // The latest block at `where` is freed at `time_nanos`; a block it hid takes its place.
+  Block release(std::unordered_map<Where, Block, Hash>::iterator latest, int64_t time_nanos, const Changes& changes);
 
   std::unordered_map<uint32_t, Waiting> waiting_;  // by process
   uint64_t arrivals_ = 0;
@@ -96,8 +114,11 @@ class LiveTracker {
   // address still live: a free the recording missed), latest last.
   std::unordered_map<Where, Block, Hash> latest_;
   std::unordered_map<Where, std::vector<Block>, Hash> earlier_;
+  // The blocks live when the file being read began, by where they are, with their time.
+  std::unordered_map<Where, int64_t, Hash> at_file_start_;
   uint64_t matched_ = 0;
   uint64_t unmatched_ = 0;
+  uint64_t of_earlier_chunks_ = 0;
 };
 
 }  // namespace nmprof::profile

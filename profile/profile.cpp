@@ -127,6 +127,22 @@ const std::string& Profile::attribute(uint32_t context, std::string_view name) c
 }
 
 uint32_t Profile::add_allocation(const Sample& sample) {
+  if (sample.carried && sample.source == AllocationSource::Native) {
+    carried_.push_back(sample);
+    return kNotKept;
+  }
+  return take(sample);
+}
+
+void Profile::end_file(const std::vector<uint32_t>& processes, int64_t start_nanos) {
+  live_.settle(live_changes());
+  for (const Sample& sample : carried_)
+    if (!live_.restate(sample.process, sample.address)) take(sample);
+  carried_.clear();
+  live_.end_file(processes, start_nanos, live_changes());
+}
+
+uint32_t Profile::take(const Sample& sample) {
   bool native = sample.source == AllocationSource::Native;
   if (selector_ && !selector_->keeps(*this, sample)) {
     // Its free must still find it: a free that finds nothing would take an earlier
@@ -150,9 +166,10 @@ uint32_t Profile::add_allocation(const Sample& sample) {
   return it->second;
 }
 
-void Profile::add_free(uint32_t process, int64_t time_nanos, uint64_t address, const std::optional<Move>& moved) {
+void Profile::add_free(uint32_t process, int64_t time_nanos, uint64_t address, const std::optional<Move>& moved,
+                       bool in_later_chunk) {
   if (selector_ && !selector_->keeps_free(*this, process, time_nanos)) return;
-  live_.freed(process, address, time_nanos, live_changes(), moved);
+  live_.freed(process, address, time_nanos, live_changes(), moved, in_later_chunk);
 }
 
 void Profile::hold_from(uint32_t process, int64_t time_nanos) { live_.hold_from(process, time_nanos, live_changes()); }

@@ -208,10 +208,21 @@ class Profile {
 
   // Adds a sample to its origin's sums (returns that Allocation's index, or
   // kNotKept when the selector turned it away); a native sample is live until freed.
+  // A carried one (profiler.LiveMalloc) waits for the end of its file (end_file;
+  // kNotKept).
   uint32_t add_allocation(const Sample& sample);
   static constexpr uint32_t kNotKept = UINT32_MAX;
-  // A free of a sampled block (see LiveTracker for which allocation it frees).
-  void add_free(uint32_t process, int64_t time_nanos, uint64_t address, const std::optional<Move>& moved = {});
+  // A free of a sampled block (see LiveTracker for which allocation it frees, and
+  // in_later_chunk).
+  void add_free(uint32_t process, int64_t time_nanos, uint64_t address, const std::optional<Move>& moved = {},
+                bool in_later_chunk = false);
+  // The files of a looping recording's chunks are read one after another, in time
+  // order, each between begin_file() and end_file(): a block a file carries
+  // (profiler.LiveMalloc) that an earlier file allocated is not counted twice, and one
+  // that a later file neither carries nor frees was freed in a chunk not read.
+  // `processes`: those the file holds; `start_nanos`: when it begins.
+  void begin_file() { live_.begin_file(); }
+  void end_file(const std::vector<uint32_t>& processes, int64_t start_nanos);
   // No sample or free of `process` older than `time_nanos` is still to come: those
   // that came out of time order after it wait to be paired (LiveTracker).
   void hold_from(uint32_t process, int64_t time_nanos);
@@ -229,6 +240,7 @@ class Profile {
   // saw allocated.
   uint64_t matched_frees() const { return live_.matched_frees(); }
   uint64_t unmatched_frees() const { return live_.unmatched_frees(); }
+  uint64_t frees_of_earlier_chunks() const { return live_.frees_of_earlier_chunks(); }
   // Bytes allocated, and live bytes, over time (of the samples and frees taken in).
   const TimeSeries& time_series() const { return time_series_; }
   // When the sampled blocks of each allocation were allocated and freed, in time bins.
@@ -261,8 +273,12 @@ class Profile {
     return [this](const LiveTracker::Block& block, std::optional<int64_t> freed_at) { live_changed(block, freed_at); };
   }
 
+  // Sums the sample (add_allocation, once a carried one's turn has come).
+  uint32_t take(const Sample& sample);
+
   std::vector<Allocation> allocations_;
   std::unordered_map<SampleOrigin, uint32_t, Hash> allocation_ids_;
+  std::vector<Sample> carried_;  // of the file being read (see end_file)
   LiveTracker live_;
   SampleSelector* selector_ = nullptr;
   TimeSeries time_series_;

@@ -53,6 +53,52 @@ std::vector<uint8_t> with_delta(const std::vector<uint8_t>& record, int64_t delt
   return out;
 }
 
+// The profiler.LiveMalloc of a sampled block: its profiler.Malloc (or LiveMalloc)
+// `allocation` retyped, with the address, size, live weight and time that its last
+// realloc move (a profiler.Free record), when given, left it with.
+//   Malloc: size type | startTime thread stack address size | weight(4) | allocator previousSize | liveWeight(4) | ...
+//   Free:   size type | startTime thread stack address newAddress newSize | newWeight(4)
+std::vector<uint8_t> live_malloc(const std::vector<uint8_t>& allocation, const std::vector<uint8_t>* move) {
+  const uint8_t* end = allocation.data() + allocation.size();
+  size_t size_length = 0, head_length = 0, middle_length = 0;
+  varints(allocation.data(), end, 1, &size_length);
+  const uint8_t* head = allocation.data() + size_length;
+  std::vector<uint64_t> fields = varints(head, end, 6, &head_length);  // type ... size
+  fields[0] = jfr::schema::kLiveMallocEvent;
+  const uint8_t* weight = head + head_length;
+  if (end - weight < 4) throw jfr::FormatError("a record ends inside its fields");
+  varints(weight + 4, end, 2, &middle_length);  // allocator, previousSize
+  const uint8_t* live_weight = weight + 4 + middle_length;
+  if (end - live_weight < 4) throw jfr::FormatError("a record ends inside its fields");
+  uint8_t moved_weight[4];
+  if (move) {
+    const uint8_t* move_end = move->data() + move->size();
+    size_t move_size_length = 0, move_head_length = 0;
+    varints(move->data(), move_end, 1, &move_size_length);
+    std::vector<uint64_t> moved = varints(move->data() + move_size_length, move_end, 7, &move_head_length);
+    const uint8_t* new_weight = move->data() + move_size_length + move_head_length;
+    if (move_end - new_weight < 4) throw jfr::FormatError("a record ends inside its fields");
+    std::copy(new_weight, new_weight + 4, moved_weight);
+    fields[1] = moved[1];  // its time
+    fields[4] = moved[5];  // newAddress
+    fields[5] = moved[6];  // newSize
+    live_weight = moved_weight;
+  }
+  std::vector<uint8_t> body(6 * 10 + 8 + 2 * 10);
+  size_t n = 0;
+  for (uint64_t value : fields) n += jfr::encode_varint(value, body.data() + n);
+  body.resize(n);
+  body.insert(body.end(), weight, weight + 4 + middle_length);
+  body.insert(body.end(), live_weight, live_weight + 4);
+  body.insert(body.end(), weight + 4 + middle_length + 4, end);
+  size_t length = 1;  // of the record's size, which counts itself
+  while (length < 9 && body.size() + length >= (uint64_t{1} << (7 * length))) length++;
+  std::vector<uint8_t> record(length + body.size());
+  jfr::encode_varint_padded(record.size(), record.data(), length);
+  std::copy(body.begin(), body.end(), record.begin() + static_cast<ptrdiff_t>(length));
+  return record;
+}
+
 }  // namespace
 
 void ChunkWindow::take(std::span<const uint8_t> header, std::span<const uint8_t> records) {
@@ -88,8 +134,8 @@ void ChunkWindow::take(std::span<const uint8_t> header, std::span<const uint8_t>
 }
 
 void ChunkWindow::end(Block block, Record free) {
-  if (block.carried) return;
-  for (Record& record : block.records) ended_.push_back(std::move(record));
+  if (!block.carried) ended_.push_back(std::move(block.allocation));
+  for (Record& record : block.moves) ended_.push_back(std::move(record));
   if (!free.empty()) ended_.push_back(std::move(free));
 }
 
@@ -102,7 +148,7 @@ void ChunkWindow::follow(Sampled event) {
       end(std::move(old->second), {});
       live_.erase(old);
     }
-    live_[event.address].records.push_back(std::move(event.record));
+    live_[event.address].allocation = std::move(event.record);
     return;
   }
   auto found = live_.find(event.address);
@@ -114,7 +160,7 @@ void ChunkWindow::follow(Sampled event) {
   Block block = std::move(found->second);
   live_.erase(found);
   if (event.new_address == 0) return end(std::move(block), std::move(event.record));
-  block.records.push_back(std::move(event.record));
+  block.moves.push_back(std::move(event.record));
   auto taken = live_.find(event.new_address);
   if (taken != live_.end()) {
     end(std::move(taken->second), {});
@@ -155,15 +201,11 @@ void ChunkWindow::cut(int64_t start_nanos, int64_t end_nanos, int64_t until_nano
   if (!statistics_.empty()) append(statistics_);
   for (const Record& record : ended_) append(record);
   for (auto& [address, block] : live_) {
-    for (size_t i = 0; i < block.records.size(); i++) {
-      size_t at = out.size();
-      append(block.records[i]);
-      if (i == 0 && block.carried) {
-        uint64_t size;
-        out[at + jfr::decode_varint(&out[at], out.data() + out.size(), size)] = jfr::schema::kLiveMallocEvent;
-      }
-    }
-    block.carried = true;
+    if (!block.carried) append(block.allocation);
+    for (const Record& move : block.moves) append(move);
+    Record live = live_malloc(block.allocation, block.moves.empty() ? nullptr : &block.moves.back());
+    if (block.carried) append(live);
+    block = {std::move(live), {}, true};
   }
   ended_.clear();
   grew_ = !arrived_.empty();  // what is left goes in the next window

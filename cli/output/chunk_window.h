@@ -8,9 +8,13 @@
 // - every profiler.Malloc that appeared in the recording since the previous window,
 //   with the frees and realloc moves of those blocks that also appeared by now: what
 //   was allocated in the window;
-// - for every sampled block of an earlier window still live now, its original
-//   profiler.Malloc retyped profiler.LiveMalloc (same fields: its stack, size and
-//   time stay) and the realloc moves it went through: the live view, not allocated.
+// - the frees and realloc moves made in the window of blocks of earlier windows: a
+//   report that reads the windows one after another (report chunk-*.jfr) follows
+//   every block to its end;
+// - for every sampled block of an earlier window still live now, one
+//   profiler.LiveMalloc: its profiler.Malloc (its stack and thread) with the address,
+//   size, live weight and time of its last realloc move, if any: the live view, not
+//   allocated.
 //
 // A window takes the samples and frees made before its end (their times), among
 // those the agent has written by the time it is cut: a sample written late (the
@@ -57,15 +61,17 @@ class ChunkWindow {
     bool retried;  // unpaired at a cut before
     Record record;
   };
-  // A sampled block: its profiler.Malloc, then the moves of its reallocs.
+  // A sampled block: its profiler.Malloc (of an earlier window: its
+  // profiler.LiveMalloc as of the last cut), then its realloc moves since.
   struct Block {
-    std::vector<Record> records;
+    Record allocation;
+    std::vector<Record> moves;
     bool carried = false;  // allocated in an earlier window
   };
 
   void follow(Sampled event);
-  // A block leaves the live set: what it was allocated and freed in this window goes
-  // in the window's chunk; a block of an earlier window is gone from the view.
+  // A block leaves the live set: what this window made of it (its sample, unless an
+  // earlier window had it, its moves, its free) goes in the window's chunk.
   void end(Block block, Record free);
 
   std::vector<uint8_t> header_;         // the source chunk's, once taken
@@ -77,7 +83,7 @@ class ChunkWindow {
   bool grew_ = false;
   std::vector<Sampled> arrived_;        // samples and frees not in a window yet
   std::unordered_map<uint64_t, Block> live_;  // by the block's address now
-  std::vector<Record> ended_;           // blocks of this window that were freed
+  std::vector<Record> ended_;           // records of blocks freed in this window
   // Frees whose block had not appeared yet (another stripe's sample, written in a
   // later append), tried again at the next cut.
   std::vector<Sampled> unpaired_;

@@ -22,6 +22,8 @@
 #include "cli/report/terminal.h"
 #include "cli/report/units.h"
 #include "formats/jfr/reading/byte_reader.h"
+#include "formats/jfr/reading/chunk_header.h"
+#include "formats/jfr/reading/recording_file.h"
 #include "formats/pprof/gzip.h"
 #include "formats/text/utf8.h"
 #include "profile/jfr_profile.h"
@@ -74,7 +76,7 @@ Diff write_diff(const profile::Profile& base, const profile::Profile& now, const
   Diff diff = diff_profiles(base, now, options.live);
   diff.base_file = options.diff_base;
   diff.confidence = options.gate.confidence;
-  diff.new_file = options.file;
+  diff.new_file = files_text(options.files);
   if (format == Format::Json)
     write_diff_json(diff, options.top, out);
   else if (format == Format::Collapsed)
@@ -86,19 +88,48 @@ Diff write_diff(const profile::Profile& base, const profile::Profile& now, const
   return diff;
 }
 
+// The files in the order of their recordings' starts (the chunks of a looping
+// recording in the order they were cut, whatever their names). `current` names the
+// file being read, for messages.
+std::vector<std::string> in_time_order(const std::vector<std::string>& files, std::string& current) {
+  if (files.size() == 1) return files;
+  std::vector<std::pair<int64_t, std::string>> started;
+  for (const std::string& file : files) {
+    current = file;
+    for (const auto& [start, earlier] : started) {
+      std::error_code ignored;
+      if (fs::equivalent(file, earlier, ignored))
+        throw ReportError(file == earlier ? "given twice" : "given twice (also as " + earlier + ")");
+    }
+    MappedFile mapped = jfr::map_recording(file);
+    started.emplace_back(jfr::parse_chunk_header(mapped.bytes()).start_nanos, file);
+  }
+  std::stable_sort(started.begin(), started.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> ordered;
+  for (auto& [start, file] : started) ordered.push_back(std::move(file));
+  return ordered;
+}
+
 // The profile as reported: the samples the options select, their stacks simplified;
 // with `until_nanos`, only up to that moment (warnings were told by the first reading).
-profile::Profile read_reported(const std::string& file, const SampleFilter& filter,
+// `current` names the file being read, for messages.
+profile::Profile read_reported(const std::vector<std::string>& files, const SampleFilter& filter,
                                const std::vector<ContextFilter>& tags, const profile::StackSimplification& stacks,
-                               bool quiet, std::ostream& err, std::optional<int64_t> until_nanos = std::nullopt) {
+                               bool quiet, std::ostream& err, std::string& current,
+                               std::optional<int64_t> until_nanos = std::nullopt) {
   SampleSelection selection(filter, tags, until_nanos.value_or(INT64_MAX));
-  profile::Profile profile;
-  {
+  profile::ProfileReader reader(&selection);
+  for (const std::string& file : files) {
+    current = file;
     ProgressLine progress(err, file, !quiet);
-    profile = profile::read_profile(file, progress.callback(), &selection);
+    reader.read(file, progress.callback());
   }
+  profile::Profile profile = reader.finish();
+  // Several files' warnings name their file.
+  std::string about = files.size() == 1 ? files.front() + ": " : "";
   if (!until_nanos)
-    for (const auto& w : profile.warnings) err << "nmprof report: warning: " << file << ": " << w << "\n";
+    for (const auto& w : profile.warnings) err << "nmprof report: warning: " << about << w << "\n";
   selection.finish(profile);
   profile::simplify_stacks(profile, stacks);
   return profile;
@@ -108,7 +139,7 @@ profile::Profile read_reported(const std::string& file, const SampleFilter& filt
 // live view of the recording read again up to that moment. Needed by --peak, and by
 // the HTML page (its peak view) when there is anything live to see.
 std::optional<profile::Profile> read_at_peak(const profile::Profile& whole, const ReportOptions& options, Format format,
-                                             std::ostream& err) {
+                                             std::ostream& err, std::string& current) {
   if (!options.peak && format != Format::Html) return std::nullopt;
   std::optional<int64_t> peak;
   try {
@@ -117,7 +148,8 @@ std::optional<profile::Profile> read_at_peak(const profile::Profile& whole, cons
     if (options.peak) throw;
     return std::nullopt;  // a page without a peak view
   }
-  return read_reported(options.file, options.samples, options.filters, options.stacks, options.quiet, err, peak);
+  return read_reported(options.files, options.samples, options.filters, options.stacks, options.quiet, err, current,
+                       peak);
 }
 
 // run's --fail-on-live: the exit status it asks for, and the reason on `out`.
@@ -153,7 +185,9 @@ int run_report(const ReportOptions& given, std::ostream& out, std::ostream& err)
     err << prefix << "pprof output is binary: give -o FILE.pb.gz\n";
     return 1;
   }
-  for (const std::string& input : {options.file, options.diff_base}) {
+  std::vector<std::string> inputs = options.files;
+  inputs.push_back(options.diff_base);
+  for (const std::string& input : inputs) {
     std::error_code ignored;  // an input that does not exist is named when it is read
     if (!options.output.empty() && !input.empty() && fs::equivalent(options.output, input, ignored)) {
       err << prefix << "-o " << options.output << " is the recording being read (" << input
@@ -165,8 +199,9 @@ int run_report(const ReportOptions& given, std::ostream& out, std::ostream& err)
     err << prefix << "--fail-on-growth compares with an earlier recording: give --diff BASE\n";
     return cli::kExitUsage;
   }
-  std::string current = options.file;  // the file being read, for messages
+  std::string current = options.files.front();  // the file being read, for messages
   try {
+    options.files = in_time_order(options.files, current);
     std::optional<cli::OutputFile> file;
     std::string error;
     if (!options.output.empty() && !file.emplace(options.output).open(&error)) {
@@ -175,19 +210,21 @@ int run_report(const ReportOptions& given, std::ostream& out, std::ostream& err)
     }
     std::ostream& sink = file ? file->stream() : out;
     profile::Profile profile =
-        read_reported(options.file, options.samples, options.filters, options.stacks, options.quiet, err);
+        read_reported(options.files, options.samples, options.filters, options.stacks, options.quiet, err, current);
+    const std::string all_files = files_text(options.files);  // for what is wrong with them together
+    current = all_files;
     Verdict verdict;
     if (options.peak && !options.diff_base.empty()) throw ReportError("--peak and --diff do not go together");
     if (options.diff_base.empty()) {
-      std::optional<profile::Profile> at_peak = read_at_peak(profile, options, format, err);
+      std::optional<profile::Profile> at_peak = read_at_peak(profile, options, format, err, current);
+      current = all_files;
       write_profile(profile, at_peak ? &*at_peak : nullptr, options, format, sink);
     } else {
-      current = options.diff_base;
       SampleFilter base_filter = options.samples;
       base_filter.pids.clear();  // the earlier run had other pids
-      profile::Profile base =
-          read_reported(options.diff_base, base_filter, options.filters, options.stacks, options.quiet, err);
-      current = options.file;
+      profile::Profile base = read_reported({options.diff_base}, base_filter, options.filters, options.stacks,
+                                            options.quiet, err, current);
+      current = all_files;
       Diff diff = write_diff(base, profile, options, format, sink);
       for (const auto& w : diff.warnings) err << prefix << "warning: " << w << "\n";
       if (options.gate.max_growth)
@@ -241,12 +278,13 @@ int deliver_recording(const Delivery& d, std::ostream& out) {
     if (!converted) {
       cli::OutputFile file(d.output);
       ReportOptions options;
-      options.file = d.recording;
+      options.files = {d.recording};
       if (!d.keep_jfr) options.converted_to = d.output;
       Format format = format_of_output(d.output);
       options.live = format == Format::Pprof && has_live_data(*profile);  // opens on inuse_space
       options.quiet = true;
-      std::optional<profile::Profile> at_peak = read_at_peak(*profile, options, format, out);
+      std::string current;
+      std::optional<profile::Profile> at_peak = read_at_peak(*profile, options, format, out, current);
       if (!file.open(&problem)) throw ReportError(problem);
       write_profile(*profile, at_peak ? &*at_peak : nullptr, options, format, file.stream());
       if (!file.commit(&problem)) throw ReportError(problem);

@@ -14,7 +14,7 @@
 
 namespace nmprof::report {
 
-// Reads options.file and writes the report to options.output, or to out; problems go
+// Reads options.files and writes the report to options.output, or to out; problems go
 // to err as one line each. Returns the exit status: 0, or 1 on failure.
 int run_report(const ReportOptions& options, std::ostream& out, std::ostream& err);
 

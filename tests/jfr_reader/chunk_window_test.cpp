@@ -97,6 +97,7 @@ TEST_F(ChunkWindows, EachSampleIsAllocatedInOneWindowAndLiveInEveryWindowUntilIt
   EXPECT_DOUBLE_EQ(allocated_bytes(second), 50 + 70);  // not A again, not E yet
   EXPECT_DOUBLE_EQ(live_bytes(second), 400 + 50 + 70);  // A moved, with its new size
   EXPECT_EQ(second.unmatched_frees(), 0u);
+  EXPECT_EQ(second.frees_of_earlier_chunks(), 1u);  // A's move: the block is the first window's
 
   chunk_->free(kStart + 270, thread_, 0xC000);
   append(280);
@@ -109,6 +110,76 @@ TEST_F(ChunkWindows, EachSampleIsAllocatedInOneWindowAndLiveInEveryWindowUntilIt
   ASSERT_EQ(live.size(), 3u);
   EXPECT_EQ(live[0].time_nanos, kStartNanos + 90);
   EXPECT_EQ(live[1].time_nanos, kStartNanos + 115);
+}
+
+// What the report makes of windows read one after another (report chunk-*.jfr).
+class ChunkFiles : public ChunkWindows {
+ protected:
+  // Three windows: A moved in the second and live to the end, B (of the first) freed
+  // in the second, C (of the second) freed in the third, D live at the end.
+  void SetUp() override {
+    ChunkWindows::SetUp();
+    malloc(10, 0xA000, 100);
+    malloc(20, 0xB000, 200);
+    append(40);
+    windows_.push_back(cut_bytes(0, 100));
+    chunk_->free(kStart + 110, thread_, 0xB000);
+    chunk_->free(kStart + 115, thread_, 0xA000, 0xA800, 400, 1.0f);
+    malloc(120, 0xC000, 50);
+    append(130);
+    windows_.push_back(cut_bytes(100, 200));
+    chunk_->free(kStart + 220, thread_, 0xC000);
+    malloc(230, 0xD000, 70);
+    append(240);
+    windows_.push_back(cut_bytes(200, 300, true));
+  }
+  std::vector<uint8_t> cut_bytes(int64_t from, int64_t to, bool last = false) {
+    std::vector<uint8_t> out;
+    window_.cut(kStartNanos + from, kStartNanos + to, last ? INT64_MAX : kStartNanos + to, out);
+    return out;
+  }
+  Profile read(std::initializer_list<size_t> which) {
+    profile::ProfileReader reader;
+    for (size_t i : which) reader.read(windows_[i]);
+    return reader.finish();
+  }
+  std::vector<std::vector<uint8_t>> windows_;
+};
+
+TEST_F(ChunkFiles, TheWindowsReadOneAfterAnotherAreTheWholeRecording) {
+  Profile whole = profile::read_profile(path_);
+  Profile merged = read({0, 1, 2});
+  EXPECT_DOUBLE_EQ(allocated_bytes(merged), 100 + 200 + 50 + 70);
+  EXPECT_DOUBLE_EQ(allocated_bytes(merged), allocated_bytes(whole));
+  EXPECT_DOUBLE_EQ(live_bytes(merged), 400 + 70);  // A where it moved, and D: not restated twice
+  EXPECT_DOUBLE_EQ(live_bytes(merged), live_bytes(whole));
+  EXPECT_EQ(merged.matched_frees(), whole.matched_frees());
+  EXPECT_EQ(merged.unmatched_frees(), 0u);
+  EXPECT_EQ(merged.frees_of_earlier_chunks(), 0u);  // each one found its block
+  auto peak = merged.time_series().live_peak(), whole_peak = whole.time_series().live_peak();
+  ASSERT_TRUE(peak && whole_peak);
+  EXPECT_DOUBLE_EQ(peak->live_bytes, whole_peak->live_bytes);
+  EXPECT_EQ(peak->time_nanos, whole_peak->time_nanos);
+  std::vector<profile::LiveSample> live = merged.live_samples();
+  ASSERT_EQ(live.size(), 2u);
+  EXPECT_EQ(live[0].time_nanos, kStartNanos + 115);  // A, since its move
+}
+
+TEST_F(ChunkFiles, AMissingWindowLosesItsOwnSamplesOnly) {
+  Profile merged = read({0, 2});
+  EXPECT_DOUBLE_EQ(allocated_bytes(merged), 100 + 200 + 70);  // not C, the missing window's
+  // B was freed in the missing window (the third neither restates nor frees it); A
+  // moved there, and the third restates it where it went.
+  EXPECT_DOUBLE_EQ(live_bytes(merged), 400 + 70);
+  EXPECT_EQ(merged.frees_of_earlier_chunks(), 1u);  // C's
+}
+
+TEST_F(ChunkFiles, FilesThatCoverTheSameTimeAreSaidToCountItTwice) {
+  EXPECT_TRUE(read({0, 1, 2}).warnings.empty());
+  Profile twice = read({0, 1, 1});
+  ASSERT_EQ(twice.warnings.size(), 1u);
+  EXPECT_EQ(twice.warnings[0], "it covers a time that an earlier file covers too, for process 700: what both hold "
+                               "is counted twice");
 }
 
 TEST_F(ChunkWindows, AFreeWrittenBeforeItsSampleIsPairedWhenTheSampleComes) {

@@ -93,7 +93,7 @@ struct Output {
 };
 
 Output report(const std::string& file, ReportOptions options = {}) {
-  options.file = file;
+  options.files = {file};
   std::ostringstream out, err;
   int status = run_report(options, out, err);
   return {status, out.str(), err.str()};

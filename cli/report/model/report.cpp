@@ -167,6 +167,7 @@ void describe_live(const Profile& profile, const std::vector<uint32_t>& selected
         std::min(static_cast<double>(statistic(r.statistics, "liveBytes")), live.totals.bytes);
   live.matched_frees = profile.matched_frees();
   live.unmatched_frees = profile.unmatched_frees();
+  live.frees_of_earlier_chunks = profile.frees_of_earlier_chunks();
   if (!r.options.live) {  // the short section of an allocation report
     live.top_stacks = rank(profile, live_aggregate.stacks, kLiveSectionStacks, &samples);
     live.top_stacks_share = share(live.top_stacks, live.totals.bytes);
@@ -242,7 +243,7 @@ std::optional<std::string> parse_by(const std::string& text, ReportOptions& opti
 }
 
 bool has_live_data(const Profile& profile) {
-  return profile.matched_frees() + profile.unmatched_frees() > 0 || std::any_of(profile.processes.begin(), profile.processes.end(),
+  return profile.matched_frees() + profile.unmatched_frees() + profile.frees_of_earlier_chunks() > 0 || std::any_of(profile.processes.begin(), profile.processes.end(),
                                                [](const auto& p) { return p.live_tracking(); });
 }
 

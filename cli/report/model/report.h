@@ -27,7 +27,9 @@ namespace nmprof::report {
 struct ReportOptions {
   enum class By { Stack, Function, Context };
   using Format = report::Format;
-  std::string file;
+  // The recordings read, in time order: one, or the chunks of a looping recording
+  // (profile::ProfileReader).
+  std::vector<std::string> files;
   // run -o x.txt: the report names x.txt, what the recording became (a staging file,
   // removed after), and gives no "nmprof report FILE" command to copy.
   std::optional<std::string> converted_to;
@@ -78,6 +80,7 @@ struct LiveSummary {
   AgeSummary age;
   uint64_t matched_frees = 0;
   uint64_t unmatched_frees = 0;
+  uint64_t frees_of_earlier_chunks = 0;  // a chunk of a looping recording: of blocks it got live
   std::vector<RankedStack> top_stacks;  // the short live section of an allocation report
   double top_stacks_share = 0;          // of the live bytes
 };

@@ -8,6 +8,14 @@
 namespace nmprof::report {
 namespace {
 
+// The file reported on: what run's recording became, or the file read (the last one
+// of several: the chunks of a looping recording).
+const std::string& reported_file(const Report& r) {
+  static const std::string kNone;
+  if (r.options.converted_to) return *r.options.converted_to;
+  return r.options.files.empty() ? kNone : r.options.files.back();
+}
+
 using profile::AllocationSource;
 using profile::Profile;
 
@@ -181,7 +189,7 @@ void write_processes(JsonWriter& json, const Report& r) {
     // The agent's file= is where it wrote before nmprof merged and moved the recording
     // (a staging path under run): the file is the one reported.
     auto settings = proc.settings;
-    if (settings.count("file")) settings["file"] = r.options.converted_to.value_or(r.options.file);
+    if (settings.count("file")) settings["file"] = reported_file(r);
     write_tags(json, settings);
     json.key("tags");
     write_tags(json, proc.tags);
@@ -237,6 +245,7 @@ void write_live(JsonWriter& json, const Report& r) {
     json.null();
   json.field("matched_frees", live.matched_frees);
   json.field("unmatched_frees", live.unmatched_frees);
+  json.field("frees_of_earlier_chunks", live.frees_of_earlier_chunks);
   json.key("age");
   write_age(json, live.age);
   if (!r.options.live) {
@@ -330,7 +339,11 @@ void write_json_report(const Report& r, std::ostream& out) {
   json.begin_object();
   json.field("schema", "nmprof-report");
   json.field("schema_version", static_cast<int64_t>(kJsonSchemaVersion));
-  json.field("file", r.options.converted_to.value_or(r.options.file));
+  json.field("file", reported_file(r));
+  json.key("files");
+  json.begin_array();
+  for (const std::string& file : r.options.files) json.value(file);
+  json.end_array();
   json.field("view", r.peak ? "peak" : r.options.live ? "live" : "allocated");
   json.field("by", by_name(r.options));
   json.field("source", r.source == AllocationSource::Native ? "native" : "java-heap");

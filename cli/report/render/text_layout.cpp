@@ -73,4 +73,15 @@ std::string shell_quote(std::string_view path) {
   return quoted + "'";
 }
 
+std::string files_text(const std::vector<std::string>& files) {
+  if (files.size() <= 1) return files.empty() ? "" : files.front();
+  return files.front() + " ... " + files.back() + " (" + std::to_string(files.size()) + " files)";
+}
+
+std::string shell_quote(const std::vector<std::string>& paths) {
+  std::string quoted;
+  for (const std::string& path : paths) quoted += (quoted.empty() ? "" : " ") + shell_quote(path);
+  return quoted;
+}
+
 }  // namespace nmprof::report

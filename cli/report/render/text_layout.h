@@ -5,6 +5,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace nmprof::report {
 
@@ -17,5 +18,10 @@ std::string cut_end(std::string_view s, size_t width);
 void write_wrapped(std::ostream& out, std::string_view prefix, std::string_view text, size_t width);
 // The path as a shell word, quoted when needed: for commands users copy.
 std::string shell_quote(std::string_view path);
+// The files read, as a title shows them: "a.jfr", or for the chunks of a looping
+// recording "chunk-0.jfr ... chunk-5.jfr (6 files)".
+std::string files_text(const std::vector<std::string>& files);
+// The files, each quoted, as the arguments of a command line.
+std::string shell_quote(const std::vector<std::string>& paths);
 
 }  // namespace nmprof::report

@@ -130,7 +130,7 @@ void write_stacks_line(const Report& r, std::ostream& out) {
 
 void write_header(const Report& r, std::ostream& out) {
   const Profile& p = *r.profile;
-  out << "nmprof report: " << r.options.converted_to.value_or(r.options.file);
+  out << "nmprof report: " << r.options.converted_to.value_or(files_text(r.options.files));
   if (multi_process(r)) out << " (" << r.processes.size() << " processes)";
   out << "\n";
   if (!multi_process(r) && !r.processes.empty()) {
@@ -401,7 +401,7 @@ void write_functions(const Report& r, std::ostream& out) {
   }
 }
 
-std::string live_command(const Report& r) { return "nmprof report " + shell_quote(r.options.file) + " --live"; }
+std::string live_command(const Report& r) { return "nmprof report " + shell_quote(r.options.files) + " --live"; }
 
 // The age and free-pairing lines of the live view.
 void write_live_details(const Report& r, std::ostream& out, std::string_view indent) {
@@ -410,9 +410,14 @@ void write_live_details(const Report& r, std::ostream& out, std::string_view ind
     write_wrapped(out, indent,
                   age_text(live.age) + "; by quarter of the recording allocated in: " + quarters_text(live.age),
                   r.options.width);
+  uint64_t of_earlier = live.frees_of_earlier_chunks;
+  std::string earlier = of_earlier == 0 ? ""
+                        : of_earlier == 1
+                            ? ", 1 matched a block of an earlier chunk"
+                            : ", " + format_count(static_cast<double>(of_earlier)) + " matched blocks of earlier chunks";
   write_wrapped(out, indent,
                 format_count(static_cast<double>(live.matched_frees)) + " frees matched sampled blocks, " +
-                    format_count(static_cast<double>(live.unmatched_frees)) + " matched none",
+                    format_count(static_cast<double>(live.unmatched_frees)) + " matched none" + earlier,
                 r.options.width);
 }
 
@@ -428,7 +433,7 @@ void write_live_section(const Report& r, std::ostream& out) {
   if (r.options.converted_to) return;  // no recording left to report on
   out << "  more: " << live_command(r) << "\n";  // one line to copy, however long the path
   if (r.timeline && ended_well_below_peak(live.totals.bytes, r.timeline->peak_live_bytes))
-    out << "  peak: nmprof report " << shell_quote(r.options.file) << " --peak\n";
+    out << "  peak: nmprof report " << shell_quote(r.options.files) << " --peak\n";
 }
 
 // The live series never sees the frees of untracked samples: past an overflow of the
