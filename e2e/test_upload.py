@@ -714,3 +714,21 @@ def test_without_libcurl_upload_says_what_to_install(nmprof, tmp_path):
     result = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=60)
     refused(result, 1, "uploads need libcurl", "apt install libcurl4")
     assert not marker.exists()
+
+
+def test_chunks_not_sent_that_keep_removed_are_not_said_to_stay_on_disk(nmprof, programs, server, tmp_path):
+    """run --loop --keep 1 while the server never answers: the chunks --keep removed
+    are named as removed, the one kept as on disk (all were said to stay on disk)."""
+    s = server(script=["hang"])
+    result = run(nmprof, "run", "--loop", "1s", "--keep", "1", "-q", "-o", tmp_path / "c-%n.jfr",
+                 "--upload", s.url(), "--upload-timeout", "1", "--",
+                 programs.c("paced_allocations.c"), 3.5, 1000, check=0)
+    kept = list(tmp_path.iterdir())
+    assert len(kept) == 1, kept
+    warnings = [l for l in result.stderr.splitlines() if "warning" in l]
+    assert len(warnings) == 2, result.stderr
+    stays, removed = warnings
+    assert re.fullmatch(rf"nmprof: warning: ({re.escape(str(tmp_path))}/c-\d\.jfr(, )?)+ not sent to Pyroscope at "
+                        rf"{re.escape(s.url())} \(.*\) and removed by --keep 1", removed), removed
+    assert str(kept[0]) not in removed
+    assert stays.startswith(f"nmprof: warning: {kept[0]} was not sent") and stays.endswith("it stays on disk"), stays

@@ -1,6 +1,7 @@
 #include "profile/jfr_profile.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 #include <unordered_map>
 
@@ -90,6 +91,7 @@ class ProfileBuilder {
     EarliestAhead earliest;
     int64_t image = 0;
     Process described = describe(chunk, earliest, &image);
+    if (image > described.start_nanos && image < described.end_nanos) described.start_nanos = image;
     uint32_t process = process_index(std::move(described), image);
     if (std::find(file_processes_.begin(), file_processes_.end(), process) == file_processes_.end())
       file_processes_.push_back(process);
@@ -112,8 +114,11 @@ class ProfileBuilder {
     file_start_ = INT64_MAX;
     overlapping_pid_.reset();
   }
-  void end_file() {
-    profile_.end_file(file_processes_, file_start_);
+  // `complete`: the file was read to its end without damage.
+  void end_file(bool complete) {
+    int64_t file_end = INT64_MIN;
+    for (uint32_t process : file_processes_) file_end = std::max(file_end, file_end_[process]);
+    profile_.end_file(file_processes_, file_start_, file_end, complete);
     for (size_t i = 0; i < file_end_.size(); i++) earlier_files_end_[i] = std::max(earlier_files_end_[i], file_end_[i]);
   }
   // A process of the file just read whose time an earlier file covers too (a chunk
@@ -227,7 +232,10 @@ class ProfileBuilder {
   uint32_t process_index(Process described, int64_t image) {
     auto& processes = profile_.processes;
     size_t same = 0;
-    while (same < processes.size() && (processes[same].pid != described.pid || images_[same] != image)) same++;
+    // The chunks that run --loop cuts move their clock to their start: an image's time
+    // read from each may differ by rounding (a nanosecond), never by a microsecond.
+    auto same_image = [&](int64_t other) { return other == image || (other && image && std::abs(other - image) < 1000); };
+    while (same < processes.size() && (processes[same].pid != described.pid || !same_image(images_[same]))) same++;
     if (same == processes.size()) {
       processes.push_back(std::move(described));
       images_.push_back(image);
@@ -419,7 +427,7 @@ void ProfileReader::read(std::span<const uint8_t> recording_bytes, const MappedF
   reading_->files++;
   builder.begin_file();
   recording.for_each_chunk([&](const Chunk& chunk) { builder.add(chunk); });
-  builder.end_file();
+  builder.end_file(recording.warnings().empty());
   for (const std::string& w : recording.warnings()) reading_->warnings.emplace_back(name, w);
   if (auto pid = builder.overlapping_pid())
     reading_->warnings.emplace_back(name, "it covers a time that an earlier file covers too, for process " +

@@ -134,12 +134,14 @@ uint32_t Profile::add_allocation(const Sample& sample) {
   return take(sample);
 }
 
-void Profile::end_file(const std::vector<uint32_t>& processes, int64_t start_nanos) {
+void Profile::end_file(const std::vector<uint32_t>& processes, int64_t start_nanos, int64_t end_nanos,
+                       bool complete) {
   live_.settle(live_changes());
   for (const Sample& sample : carried_)
     if (!live_.restate(sample.process, sample.address)) take(sample);
   carried_.clear();
-  live_.end_file(processes, start_nanos, live_changes());
+  bool tells_of_missed_frees = complete && (!selector_ || selector_->keeps_free(*this, 0, end_nanos));
+  live_.end_file(tells_of_missed_frees ? processes : std::vector<uint32_t>{}, start_nanos, live_changes());
 }
 
 uint32_t Profile::take(const Sample& sample) {

@@ -220,9 +220,12 @@ class Profile {
   // order, each between begin_file() and end_file(): a block a file carries
   // (profiler.LiveMalloc) that an earlier file allocated is not counted twice, and one
   // that a later file neither carries nor frees was freed in a chunk not read.
-  // `processes`: those the file holds; `start_nanos`: when it begins.
+  // `processes`: those the file holds; it covers [start_nanos, end_nanos). A file cut
+  // short (not `complete`) restates only some of its blocks, and one that goes on past
+  // what the selector keeps has frees it turned away: neither tells of blocks freed in
+  // a chunk not read.
   void begin_file() { live_.begin_file(); }
-  void end_file(const std::vector<uint32_t>& processes, int64_t start_nanos);
+  void end_file(const std::vector<uint32_t>& processes, int64_t start_nanos, int64_t end_nanos, bool complete);
   // No sample or free of `process` older than `time_nanos` is still to come: those
   // that came out of time order after it wait to be paired (LiveTracker).
   void hold_from(uint32_t process, int64_t time_nanos);

@@ -43,6 +43,9 @@ void RecordingWindows::read_new(Recording& recording) {
   std::vector<uint8_t> header, records;
   uint64_t offset = 0;
   for (size_t image = 0; read_at(recording.fd, offset, jfr::kChunkHeaderSize, header); image++) {
+    // Past a chunk's end as its header says now: the next image's chunk, or records the
+    // agent appended to this one before it patched the header's size (a busy process).
+    if (image > 0 && !jfr::has_chunk_magic(header)) break;
     jfr::ChunkHeader parsed = jfr::parse_chunk_header(header);
     // A chunk whose first write is not complete yet (its header is patched last).
     if (parsed.size < jfr::kChunkHeaderSize || parsed.metadata_offset == 0) break;

@@ -225,6 +225,7 @@ int run_command(const RunOptions& options) {
   time_t started = time(nullptr);
   std::optional<RecordingLoop> loop;
   if (options.loop_seconds) {
+    if (uploader) uploader->keep_newest_chunks(options.keep);
     loop.emplace(LoopSettings{options.loop_seconds, options.output, options.keep, options.keep_jfr, options.quiet,
                               options.top, options.fail_on_live, options.confidence, options.command[0]},
                  staging, wall_clock_nanos(), uploader.get());

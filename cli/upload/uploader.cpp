@@ -101,10 +101,15 @@ void Uploader::settled(Destination& d, const Settled& settled) {
       // The server's message once; the same refusal again is named as such.
       d.refused = true;
       note("warning: " + d.name + " did not take " + chunk + " (" +
-           (settled.reason == d.last_refusal ? "refused as before" : settled.reason) + "); it stays on disk");
+           (settled.reason == d.last_refusal ? "refused as before" : settled.reason) + "); " + stays_on_disk());
       d.last_refusal = settled.reason;
       return;
   }
+}
+
+std::string Uploader::stays_on_disk() const {
+  if (!kept_chunks_) return "it stays on disk";
+  return "it stays on disk while it is among the newest " + std::to_string(kept_chunks_) + " chunks (--keep)";
 }
 
 void Uploader::note(const std::string& line) {
@@ -127,7 +132,7 @@ void Uploader::queue(Destination& destination, Delivery delivery) {
   if (destination.queue->push(std::move(delivery))) return;
   all_delivered_ = false;
   say("warning: " + std::to_string(kMaxQueuedBytes >> 20) + " MiB wait for " + destination.name + " already; " + chunk +
-      " (" + std::to_string((bytes + 1023) >> 10) + " KiB) is not queued: it stays on disk");
+      " (" + std::to_string((bytes + 1023) >> 10) + " KiB) is not queued: " + stays_on_disk());
 }
 
 ChunkRequests Uploader::prepare(const Chunk& chunk) {
@@ -146,7 +151,7 @@ ChunkRequests Uploader::prepare(const Chunk& chunk) {
   } catch (const std::exception& e) {
     all_delivered_ = false;
     say("warning: " + text::escape_controls(shown) + " cannot be uploaded (" + text::escape_controls(e.what()) +
-        "); it stays on disk");
+        "); " + stays_on_disk());
     return requests;
   }
   int64_t from = chunk.from_nanos, until = chunk.until_nanos;
@@ -200,7 +205,7 @@ ChunkRequests Uploader::prepare(const Chunk& chunk) {
     } catch (const std::exception& e) {
       all_delivered_ = false;
       say("warning: " + text::escape_controls(shown) + " cannot be sent to " + d.name + " (" +
-          text::escape_controls(e.what()) + "); it stays on disk");
+          text::escape_controls(e.what()) + "); " + stays_on_disk());
     }
   }
   return requests;
@@ -229,8 +234,13 @@ bool Uploader::finish(const std::function<bool()>& interrupted) {
     if (delivered > 0 && !quiet_)
       say((delivered == 1 ? std::string("profile") : std::to_string(delivered) + " profiles") + " sent to " + d.name);
     if (left.empty()) continue;
-    std::string files;
-    for (const Undelivered& u : left) files += (files.empty() ? "" : ", ") + text::escape_controls(u.chunk);
+    // --keep may have removed the older ones meanwhile.
+    std::string files, removed;
+    size_t on_disk = 0;
+    for (const Undelivered& u : left) {
+      std::string& list = access(u.chunk.c_str(), F_OK) == 0 || !kept_chunks_ ? (on_disk++, files) : removed;
+      list += (list.empty() ? "" : ", ") + text::escape_controls(u.chunk);
+    }
     std::string timeout = "--upload-timeout " + seconds_text(settings_.timeout) + " s";
     std::string why = interrupted() ? "interrupted"
                       : left.front().retry_after
@@ -238,8 +248,12 @@ bool Uploader::finish(const std::function<bool()>& interrupted) {
                                 " s more (Retry-After), past " + timeout
                           : "not taken within " + timeout;
     why += "; " + (left.front().last_failure.empty() ? "no answer yet" : "last: " + left.front().last_failure);
-    say("warning: " + files + (left.size() == 1 ? " was" : " were") + " not sent to " + d.name + " (" + why + "); " +
-        (left.size() == 1 ? "it stays" : "they stay") + " on disk");
+    if (on_disk)
+      say("warning: " + files + (on_disk == 1 ? " was" : " were") + " not sent to " + d.name + " (" + why + "); " +
+          (on_disk == 1 ? "it stays" : "they stay") + " on disk");
+    if (on_disk < left.size())
+      say("warning: " + removed + " not sent to " + d.name + " (" + why + ") and removed by --keep " +
+          std::to_string(kept_chunks_));
   }
   return all;
 }

@@ -56,6 +56,9 @@ class Uploader {
   // stays instead. A chunk that a full queue cannot take is named in a warning.
   void send(ChunkRequests requests, bool written);
   void submit(const Chunk& chunk) { send(prepare(chunk), true); }
+  // run --loop --keep N: chunk files are removed past the newest N, those not sent too
+  // (the lines that name them say so).
+  void keep_newest_chunks(unsigned keep) { kept_chunks_ = keep; }
   // Waits at most the settings' timeout for what is queued to be taken, or until
   // `interrupted()` (polled; the caller's signal handling says whether a signal asked
   // nmprof to end), names what was not, and says where the rest went unless quiet.
@@ -82,6 +85,9 @@ class Uploader {
   std::mutex noted_mutex_;
   std::vector<std::string> noted_;
   bool all_delivered_ = true;
+  unsigned kept_chunks_ = 0;  // 0: every chunk stays
+  // How a line ends that names a chunk not sent: where it is.
+  std::string stays_on_disk() const;
   std::vector<std::unique_ptr<Destination>> destinations_;  // Pyroscope, OTLP
 };
 

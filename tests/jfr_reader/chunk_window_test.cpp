@@ -138,8 +138,8 @@ class ChunkFiles : public ChunkWindows {
     window_.cut(kStartNanos + from, kStartNanos + to, last ? INT64_MAX : kStartNanos + to, out);
     return out;
   }
-  Profile read(std::initializer_list<size_t> which) {
-    profile::ProfileReader reader;
+  Profile read(std::initializer_list<size_t> which, profile::SampleSelector* selector = nullptr) {
+    profile::ProfileReader reader(selector);
     for (size_t i : which) reader.read(windows_[i]);
     return reader.finish();
   }
@@ -163,6 +163,29 @@ TEST_F(ChunkFiles, TheWindowsReadOneAfterAnotherAreTheWholeRecording) {
   std::vector<profile::LiveSample> live = merged.live_samples();
   ASSERT_EQ(live.size(), 2u);
   EXPECT_EQ(live[0].time_nanos, kStartNanos + 115);  // A, since its move
+}
+
+// What a report's --to keeps: the samples and frees made up to a moment.
+class Until : public profile::SampleSelector {
+ public:
+  explicit Until(int64_t nanos) : nanos_(nanos) {}
+  bool keeps(const Profile&, const profile::Sample& sample) override { return sample.time_nanos <= nanos_; }
+  bool keeps_free(const Profile&, uint32_t, int64_t time_nanos) override { return time_nanos <= nanos_; }
+
+ private:
+  int64_t nanos_;
+};
+
+TEST_F(ChunkFiles, ReadUpToAMomentTheyHaveTheLiveSetOfThatMoment) {
+  // At 150: A where it moved (400) and C (50), which the third window frees later
+  // (--to, and --peak's reading up to the peak: that free is turned away, which is no
+  // sign of a free in a window not read).
+  Until until(kStartNanos + 150);
+  Profile merged = read({0, 1, 2}, &until);
+  Until again(kStartNanos + 150);
+  Profile whole = profile::read_profile(path_, {}, &again);
+  EXPECT_DOUBLE_EQ(live_bytes(merged), 400 + 50);
+  EXPECT_DOUBLE_EQ(live_bytes(merged), live_bytes(whole));
 }
 
 TEST_F(ChunkFiles, AMissingWindowLosesItsOwnSamplesOnly) {

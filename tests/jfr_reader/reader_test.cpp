@@ -433,6 +433,17 @@ TEST(RecordingReader, KeepsHostileChunkTimesInARangeThatCannotOverflow) {
   EXPECT_EQ(header.ticks_to_nanos(INT64_MAX), kMaxTimeNanos);
 }
 
+TEST(ChunkHeaderClock, ANanosecondClockIsExactFarFromTheChunkStart) {
+  // A chunk of run --loop starts its clock at its window, and holds the process's
+  // description from 99 s before: scaled through a double, that time came out a
+  // nanosecond off in some chunks, and the report split the process in two.
+  ChunkHeader header;
+  header.start_nanos = 1'796'647'148'224'801'217;
+  header.start_ticks = 55'350'671'755'171;
+  header.ticks_per_second = 1'000'000'000;
+  EXPECT_EQ(header.ticks_to_nanos(header.start_ticks - 99'256'898'563), header.start_nanos - 99'256'898'563);
+}
+
 size_t malloc_count(const std::vector<uint8_t>& bytes, std::vector<std::string>* warnings = nullptr) {
   Seen seen = read_all(bytes);
   if (warnings) *warnings = seen.warnings;

@@ -9,10 +9,16 @@
 namespace nmprof::jfr {
 
 int64_t ChunkHeader::ticks_to_nanos(int64_t ticks) const {
-  // Producers use a 1 GHz clock almost always; a header without a frequency is taken as one.
+  int64_t ticks_since_start, nanos;
+  // Producers use a 1 GHz clock almost always: it needs no scaling, which would round
+  // ticks far from the chunk's start (a chunk cut by run --loop, whose clock starts at
+  // its window's start, holds events from long before).
+  if (ticks_per_second == 1'000'000'000 && !__builtin_sub_overflow(ticks, start_ticks, &ticks_since_start) &&
+      !__builtin_add_overflow(start_nanos, ticks_since_start, &nanos))
+    return std::clamp(nanos, int64_t{0}, kMaxTimeNanos);
+  // A header without a frequency is taken as 1 GHz.
   double per_second = ticks_per_second > 0 ? static_cast<double>(ticks_per_second) : 1e9;
   // Exact for real values; hostile ones saturate instead of overflowing.
-  int64_t ticks_since_start;
   double since_start = __builtin_sub_overflow(ticks, start_ticks, &ticks_since_start)
                            ? (ticks < 0 ? -1e300 : 1e300)
                            : static_cast<double>(ticks_since_start) * 1e9 / per_second;

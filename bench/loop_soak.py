@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""`run --loop` over a long run: nmprof's own memory (VmRSS) and descriptors, read
+every second, stay flat while chunks are cut; the chunks, read together, add up to
+what the program allocated. The program is e2e/programs/paced_allocations.c (4 KiB
+blocks allocated and freed at a steady pace, 64 KiB blocks each held 1.5 s, a leak at
+its start).
+
+    bench/loop_soak.py --build build [--seconds 600] [--period 10]
+
+Prints nmprof's RSS and descriptor count over the run (first reading after the first
+chunk, last, highest), the chunks' sizes, and each site's bytes from
+`nmprof report chunk-*.jfr` against the program's own count.
+"""
+
+import argparse
+import json
+import math
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def status_of(pid):
+    """nmprof's VmRSS (KiB) and open descriptors, or None once it is gone."""
+    try:
+        rss = next(int(line.split()[1]) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                   if line.startswith("VmRSS:"))
+        return rss, len(list(Path(f"/proc/{pid}/fd").iterdir()))
+    except (FileNotFoundError, ProcessLookupError, StopIteration):
+        return None
+
+
+def soak(nmprof, seconds, period, work):
+    program = work / "paced_allocations"
+    subprocess.run(["gcc", "-O2", "-g", "-fno-omit-frame-pointer", "-o", str(program),
+                    str(HERE.parent / "e2e/programs/paced_allocations.c")], check=True)
+    chunks = work / "chunks"
+    chunks.mkdir()
+    proc = subprocess.Popen([str(nmprof), "run", "--loop", str(period), "--nativemem", "64k", "-q",
+                             "-o", str(chunks / "c-%n.jfr"),
+                             "--", str(program), str(seconds), "1000000"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    readings = []  # (seconds since start, rss KiB, fds)
+    begun = time.monotonic()
+    while proc.poll() is None:
+        status = status_of(proc.pid)
+        if status:
+            readings.append((time.monotonic() - begun, *status))
+        time.sleep(1)
+    out, err = proc.communicate()
+    truth = {site: int(n) for site, n in (line.split() for line in out.splitlines())}
+    files = sorted(chunks.glob("c-*.jfr"), key=lambda f: int(f.stem.split("-")[1]))
+    merged = json.loads(subprocess.run([str(nmprof), "report", *map(str, files), "--format", "json", "--top", "100"],
+                                       capture_output=True, text=True, check=True).stdout)
+    return readings, files, truth, merged, proc.returncode, err
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default="build", type=Path)
+    parser.add_argument("--seconds", default=600, type=float)
+    parser.add_argument("--period", default=10, type=float)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="nmprof-soak-") as work:
+        readings, files, truth, merged, status, err = soak(args.build / "bin/nmprof", args.seconds, args.period,
+                                                            Path(work))
+        settled = [r for r in readings if r[0] >= args.period + 2] or readings  # after the first chunk
+        print(f"{args.seconds:.0f} s, a chunk every {args.period:g} s: {len(files)} chunks, exit status {status}")
+        print(f"nmprof RSS: {settled[0][1] / 1024:.1f} MiB after the first chunk, {settled[-1][1] / 1024:.1f} MiB "
+              f"at the end, at most {max(r[1] for r in settled) / 1024:.1f} MiB ({len(readings)} readings)")
+        print(f"nmprof descriptors: {min(r[2] for r in settled)} to {max(r[2] for r in settled)}")
+        sizes = [f.stat().st_size for f in files]
+        print(f"chunk sizes: first {sizes[0]} B, middle {sizes[len(sizes) // 2]} B, last {sizes[-1]} B")
+        samples = merged["allocated"]["samples"]
+        bound = 4 / math.sqrt(samples) + 0.03
+        for site, allocated in truth.items():
+            estimated = sum(s["estimated_bytes"] for s in merged["stacks"] if s["frames"][0]["function"] == site)
+            print(f"{site}: {estimated / allocated:.4f} of the truth ({allocated} B; bound ±{bound:.3f})")
+        said = [line for line in err.splitlines() if line and "profile written to" not in line]
+        if said:
+            print("nmprof said:", *said, sep="\n  ")
+
+
+if __name__ == "__main__":
+    main()
