@@ -269,6 +269,26 @@ TEST(Report, WarnsThatUnweightedSamplesAreNotEstimates) {
   EXPECT_TRUE(contains(r.notes[0], "totals are sums of sampled sizes, not estimates")) << r.notes[0];
 }
 
+TEST(Report, SaysThatJavaHeapSamplesAreLeftOutOfANativeView) {
+  // report app.jfr jdk.jfr: the JDK's samples were left out without a word.
+  profile::Profile p;
+  p.processes.resize(2);
+  profile::Sample native, java;
+  native.size = 100;
+  native.address = 0x1000;
+  native.stack = p.add_stack({});
+  p.add_allocation(native);
+  java.process = 1;
+  java.size = 5000;
+  java.stack = native.stack;
+  java.source = profile::AllocationSource::JavaHeap;
+  p.add_allocation(java);
+  Report r = build_report(p, {});
+  ASSERT_EQ(r.source, profile::AllocationSource::Native);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_TRUE(contains(r.notes[0], "jdk.ObjectAllocationSample) are left out of this native view")) << r.notes[0];
+}
+
 // A recording of `true` that sampled nothing; its statistics say why it stopped
 // growing, when `stopped` is given.
 std::string recording_without_samples(const char* name, std::optional<int64_t> stopped = std::nullopt) {

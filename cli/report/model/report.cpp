@@ -92,6 +92,13 @@ void add_notes(Report& r) {
     r.notes.push_back(
         "Java heap allocation samples (jdk.ObjectAllocationSample): bytes are the JDK's estimates, counts "
         "are numbers of samples");
+  // A JDK recording read with nmprof's (report app.jfr jdk.jfr): the view is native.
+  if (r.source == AllocationSource::Native &&
+      std::any_of(r.profile->allocations().begin(), r.profile->allocations().end(),
+                  [](const auto& a) { return a.source == AllocationSource::JavaHeap; }))
+    r.notes.push_back(
+        "Java heap allocation samples (jdk.ObjectAllocationSample) are left out of this native view; report "
+        "their file on its own to see them");
   if (!r.estimates && r.source == AllocationSource::Native)
     r.notes.push_back(
         "samples carry no weights (not written by nmprof): totals are sums of sampled sizes, "
