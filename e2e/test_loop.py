@@ -114,6 +114,9 @@ def test_the_chunks_read_together_are_the_whole_run(nmprof, chunks):
 
     text = run(nmprof, "report", *files, check=0).stdout
     assert text.splitlines()[0] == f"nmprof report: {files[0]} ... {files[-1]} ({len(files)} files)", text
+    # A chunk that ends while its process runs on lost nothing: no 'stopped early'.
+    for f in files:
+        assert "stopped early" not in run(nmprof, "report", f, check=0).stdout, f
 
 
 def test_two_chunks_compare_and_a_file_given_twice_is_refused(nmprof, chunks):

@@ -1,6 +1,7 @@
 #include "cli/output/chunk_window.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "formats/jfr/nmprof_schema.h"
 #include "formats/jfr/reading/chunk_header.h"
@@ -53,6 +54,16 @@ std::vector<uint8_t> with_delta(const std::vector<uint8_t>& record, int64_t delt
   return out;
 }
 
+// A record of `body` (its type and fields): its size, which counts itself, in front.
+std::vector<uint8_t> sized(const std::vector<uint8_t>& body) {
+  size_t length = 1;
+  while (length < 9 && body.size() + length >= (uint64_t{1} << (7 * length))) length++;
+  std::vector<uint8_t> record(length + body.size());
+  jfr::encode_varint_padded(record.size(), record.data(), length);
+  std::copy(body.begin(), body.end(), record.begin() + static_cast<ptrdiff_t>(length));
+  return record;
+}
+
 // The profiler.LiveMalloc of a sampled block: its profiler.Malloc (or LiveMalloc)
 // `allocation` retyped, with the address, size, live weight and time that its last
 // realloc move (a profiler.Free record), when given, left it with.
@@ -91,12 +102,25 @@ std::vector<uint8_t> live_malloc(const std::vector<uint8_t>& allocation, const s
   body.insert(body.end(), weight, weight + 4 + middle_length);
   body.insert(body.end(), live_weight, live_weight + 4);
   body.insert(body.end(), weight + 4 + middle_length + 4, end);
-  size_t length = 1;  // of the record's size, which counts itself
-  while (length < 9 && body.size() + length >= (uint64_t{1} << (7 * length))) length++;
-  std::vector<uint8_t> record(length + body.size());
-  jfr::encode_varint_padded(record.size(), record.data(), length);
-  std::copy(body.begin(), body.end(), record.begin() + static_cast<ptrdiff_t>(length));
-  return record;
+  return sized(body);
+}
+
+// The chunk setting (schema::kChunkSetting) of a window that ends at `ticks`.
+std::vector<uint8_t> chunk_setting(int64_t ticks, bool runs_on) {
+  std::vector<uint8_t> body(4 * 10);
+  size_t n = 0;
+  for (uint64_t value : {uint64_t{jfr::schema::kSettingEvent}, static_cast<uint64_t>(ticks), uint64_t{0},
+                         uint64_t{jfr::schema::kMallocEvent}})  // type, startTime, duration, id
+    n += jfr::encode_varint(value, body.data() + n);
+  body.resize(n);
+  const char* value = runs_on ? jfr::schema::kChunkRunsOn : jfr::schema::kChunkEnded;
+  for (std::string_view text : {jfr::schema::kChunkSetting, value}) {
+    body.push_back(3);  // a UTF-8 string with its length
+    uint8_t length[10];
+    body.insert(body.end(), length, length + jfr::encode_varint(text.size(), length));
+    body.insert(body.end(), text.begin(), text.end());
+  }
+  return sized(body);
 }
 
 }  // namespace
@@ -169,7 +193,8 @@ void ChunkWindow::follow(Sampled event) {
   live_.emplace(event.new_address, std::move(block));
 }
 
-void ChunkWindow::cut(int64_t start_nanos, int64_t end_nanos, int64_t until_nanos, std::vector<uint8_t>& out) {
+void ChunkWindow::cut(int64_t start_nanos, int64_t end_nanos, int64_t until_nanos, bool runs_on,
+                      std::vector<uint8_t>& out) {
   if (header_.empty()) return;
   jfr::ChunkHeader source = jfr::parse_chunk_header(header_);
   // The source's clock: its tick at a wall-clock time.
@@ -198,6 +223,7 @@ void ChunkWindow::cut(int64_t start_nanos, int64_t end_nanos, int64_t until_nano
     last_checkpoint = at;
   }
   for (const Record& record : descriptions_) append(record);
+  append(chunk_setting(ticks_at(end_nanos), runs_on));
   if (!statistics_.empty()) append(statistics_);
   for (const Record& record : ended_) append(record);
   for (auto& [address, block] : live_) {

@@ -48,8 +48,9 @@ class ChunkWindow {
   // Appends to `out` the window's chunk, covering [start_nanos, end_nanos) (wall
   // clock): the samples and frees taken that were made before `until_nanos` (the
   // window's end; the last window takes them all). Nothing when no header was taken
-  // yet.
-  void cut(int64_t start_nanos, int64_t end_nanos, int64_t until_nanos, std::vector<uint8_t>& out);
+  // yet. `runs_on`: the process image runs past the window's end, which the chunk says
+  // (schema::kChunkSetting): its recording not ending with it is then no loss.
+  void cut(int64_t start_nanos, int64_t end_nanos, int64_t until_nanos, bool runs_on, std::vector<uint8_t>& out);
 
  private:
   using Record = std::vector<uint8_t>;

@@ -97,7 +97,8 @@ std::vector<uint8_t> RecordingWindows::cut(int64_t start_nanos, int64_t end_nano
     for (size_t i = 0; i < recording.images.size(); i++) {
       ChunkWindow& window = recording.images[i];
       if (window.grew() || (running && i + 1 == recording.images.size()))
-        window.cut(start_nanos, end_nanos, last ? INT64_MAX : end_nanos, out);
+        window.cut(start_nanos, end_nanos, last ? INT64_MAX : end_nanos, running && i + 1 == recording.images.size(),
+                   out);
     }
     // Its process ended: closed until it grows, or, if it wrote after this window's
     // end, until the next window takes the rest.

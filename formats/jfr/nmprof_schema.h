@@ -116,6 +116,12 @@ inline constexpr const char* kProcessName = "nmprof.Process";
 inline constexpr const char* kSettingName = "jdk.ActiveSetting";
 inline constexpr const char* kStatisticsName = "nmprof.Statistics";
 inline constexpr const char* kTagName = "nmprof.Tag";
+// The setting a chunk of run --loop carries for each process image in it: whether the
+// process ran on past the chunk's end (its last statistics then say kBeforeTheEnd,
+// which is no loss), or ended in it.
+inline constexpr const char* kChunkSetting = "chunk";
+inline constexpr const char* kChunkRunsOn = "runs on";
+inline constexpr const char* kChunkEnded = "ended";
 inline constexpr const char* kSpanIdField = "spanId";
 inline constexpr const char* kLocalRootSpanIdField = "localRootSpanId";
 // profiler.Malloc of a realloc: the block's size before the call (the sample stands

@@ -9,6 +9,7 @@
 
 #include "cli/output/chunk_path.h"
 #include "cli/output/chunk_window.h"
+#include "formats/jfr/nmprof_schema.h"
 #include "formats/jfr/reading/chunk_header.h"
 #include "profile/jfr_profile.h"
 #include "tests/jfr_reader/test_recordings.h"
@@ -35,7 +36,7 @@ void take_new(ChunkWindow& window, const std::string& path) {
 // The window [from, to) (ns after the recording's start) as the report reads it.
 Profile cut(ChunkWindow& window, int64_t from, int64_t to, bool last = false) {
   std::vector<uint8_t> out;
-  window.cut(kStartNanos + from, kStartNanos + to, last ? INT64_MAX : kStartNanos + to, out);
+  window.cut(kStartNanos + from, kStartNanos + to, last ? INT64_MAX : kStartNanos + to, !last, out);
   return profile::build_profile(out);
 }
 
@@ -98,6 +99,9 @@ TEST_F(ChunkWindows, EachSampleIsAllocatedInOneWindowAndLiveInEveryWindowUntilIt
   EXPECT_DOUBLE_EQ(live_bytes(second), 400 + 50 + 70);  // A moved, with its new size
   EXPECT_EQ(second.unmatched_frees(), 0u);
   EXPECT_EQ(second.frees_of_earlier_chunks(), 1u);  // A's move: the block is the first window's
+  // It says that its process ran on (the report does not warn that its recording ended early).
+  ASSERT_EQ(second.processes.size(), 1u);
+  EXPECT_EQ(*second.processes[0].setting(jfr::schema::kChunkSetting), jfr::schema::kChunkRunsOn);
 
   chunk_->free(kStart + 270, thread_, 0xC000);
   append(280);
@@ -105,6 +109,7 @@ TEST_F(ChunkWindows, EachSampleIsAllocatedInOneWindowAndLiveInEveryWindowUntilIt
   EXPECT_DOUBLE_EQ(allocated_bytes(last), 30);
   EXPECT_DOUBLE_EQ(live_bytes(last), 400 + 70 + 30);  // A and D, however old, and E
   EXPECT_EQ(last.unmatched_frees(), 0u);
+  EXPECT_EQ(*last.processes[0].setting(jfr::schema::kChunkSetting), jfr::schema::kChunkEnded);
   // A keeps its own time (its last move), not the window's start.
   std::vector<profile::LiveSample> live = last.live_samples();
   ASSERT_EQ(live.size(), 3u);
@@ -135,7 +140,7 @@ class ChunkFiles : public ChunkWindows {
   }
   std::vector<uint8_t> cut_bytes(int64_t from, int64_t to, bool last = false) {
     std::vector<uint8_t> out;
-    window_.cut(kStartNanos + from, kStartNanos + to, last ? INT64_MAX : kStartNanos + to, out);
+    window_.cut(kStartNanos + from, kStartNanos + to, last ? INT64_MAX : kStartNanos + to, !last, out);
     return out;
   }
   Profile read(std::initializer_list<size_t> which, profile::SampleSelector* selector = nullptr) {

@@ -53,6 +53,10 @@ int weight_of_stop(int64_t reason) {
 int64_t stop_of(const Profile& profile, const profile::Process& p) {
   const profile::Statistic* s = p.statistic("stoppedGrowing");
   if (!s) return jfr::schema::kGrowing;
+  // A chunk of run --loop that ends while its process runs on lost nothing.
+  const std::string* chunk = p.setting(jfr::schema::kChunkSetting);
+  if (s->value == jfr::schema::kBeforeTheEnd && chunk && *chunk == jfr::schema::kChunkRunsOn)
+    return jfr::schema::kGrowing;
   if (s->value != jfr::schema::kExeced) return s->value;
   for (const auto& later : profile.processes)
     if (later.pid == p.pid && &later != &p && later.end_nanos >= p.end_nanos) return jfr::schema::kGrowing;
