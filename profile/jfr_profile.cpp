@@ -1,7 +1,6 @@
 #include "profile/jfr_profile.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <optional>
 #include <unordered_map>
 
@@ -104,7 +103,7 @@ class ProfileBuilder {
     reading_samples_ = true;
     // A chunk that begins after its process's recording did is a later chunk of a
     // looping recording: blocks of earlier chunks are freed in it.
-    read_samples(chunk, process, earliest, image != 0 && chunk.header().start_nanos > image);
+    read_samples(chunk, process, earliest, image != 0 && header.start_nanos > image);
     reading_samples_ = false;
   }
   // Each file between these two (Profile::begin_file).
@@ -232,10 +231,7 @@ class ProfileBuilder {
   uint32_t process_index(Process described, int64_t image) {
     auto& processes = profile_.processes;
     size_t same = 0;
-    // The chunks that run --loop cuts move their clock to their start: an image's time
-    // read from each may differ by rounding (a nanosecond), never by a microsecond.
-    auto same_image = [&](int64_t other) { return other == image || (other && image && std::abs(other - image) < 1000); };
-    while (same < processes.size() && (processes[same].pid != described.pid || !same_image(images_[same]))) same++;
+    while (same < processes.size() && (processes[same].pid != described.pid || images_[same] != image)) same++;
     if (same == processes.size()) {
       processes.push_back(std::move(described));
       images_.push_back(image);

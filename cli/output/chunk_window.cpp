@@ -199,6 +199,9 @@ void ChunkWindow::cut(int64_t start_nanos, int64_t end_nanos, int64_t until_nano
   jfr::ChunkHeader source = jfr::parse_chunk_header(header_);
   // The source's clock: its tick at a wall-clock time.
   auto ticks_at = [&source](int64_t nanos) {
+    // A 1 GHz clock (the agent's) needs no scaling, which would round: the reader must
+    // find an event's time the same in every window's chunk.
+    if (source.ticks_per_second == 1'000'000'000) return source.start_ticks + (nanos - source.start_nanos);
     double ticks = static_cast<double>(source.start_ticks) + static_cast<double>(nanos - source.start_nanos) *
                                                                  static_cast<double>(source.ticks_per_second) / 1e9;
     return ticks >= 9e18 ? INT64_MAX : static_cast<int64_t>(ticks);
