@@ -374,7 +374,7 @@ def wait_for_port(port, server):
     pytest.fail(f"nothing listens on port {port}")
 
 
-def check_requests_recorded(nmprof, out, answers):
+def check_requests_recorded(nmprof, out, answers, interval=256 * 1024):
     """Every process that answered is in the recording, request_strings()'s bytes are
     estimated within bounds over all requests, and none of them is live at the end:
     each request's heap was reset after it."""
@@ -386,7 +386,7 @@ def check_requests_recorded(nmprof, out, answers):
     count = 50 * len(answers)
     estimate, stacks = by_php_function(report, ["request_strings"])["request_strings"]
     # The array that holds the strings grows in request_strings() too: 2 KiB a request.
-    bound = sampling_error_bound(REQUEST_BLOCK, count, 256 * 1024) + 2048 * len(answers)
+    bound = sampling_error_bound(REQUEST_BLOCK, count, interval) + 2048 * len(answers)
     assert abs(estimate - REQUEST_BLOCK * count) <= bound, (estimate, REQUEST_BLOCK * count, bound)
     assert {p for s in stacks for p in [s["frames"][-1]["function"]]} == {"{main}"}
     live = report_json(nmprof, out, "--live", "--top", "1000")
@@ -509,7 +509,10 @@ def test_php_fpm_workers_record_every_request(nmprof, php_fpm, tmp_path, ini, st
     ended. Debian's php.ini for php-fpm turns OPcache on. At SIGTERM the master
     kills its workers with SIGKILL a moment after SIGTERM: a worker killed between
     requests lost nothing, and is not said to have stopped early (issue 39: half of
-    them were, all named 'php-fpm: master process ...' '' '' ...)."""
+    them were, all named 'php-fpm: master process ...' '' '' ...). A process with no
+    sample is left out of the recording: the master allocates about 3 MiB, which at
+    the default 512 KiB drew no sample in about one run of 200 (a CI failure); at
+    64 KiB it draws about 48."""
     port = free_port()
     config = tmp_path / "fpm.conf"
     config.write_text(f"""[global]
@@ -522,8 +525,8 @@ pm = static
 pm.max_children = 3
 """)
     out = tmp_path / "fpm.jfr"
-    server = subprocess.Popen([str(nmprof), "run", "-o", str(out), "--", php_fpm, "-F", "-R", *ini, "-y",
-                               str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    server = subprocess.Popen([str(nmprof), "run", "--nativemem", "64k", "-o", str(out), "--", php_fpm, "-F", "-R",
+                               *ini, "-y", str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               start_new_session=True)
     try:
         wait_for_port(port, server)
@@ -538,7 +541,7 @@ pm.max_children = 3
     assert server.returncode == 0, stderr
     assert "nmprof: profile written" in stderr, stderr
     assert "stopped early" not in stderr, stderr
-    report = check_requests_recorded(nmprof, out, answers)
+    report = check_requests_recorded(nmprof, out, answers, 64 * 1024)
     master = f"php-fpm: master process ({config})"
     assert sorted((p["command"], p["command_at_start"].startswith(php_fpm)) for p in report["processes"]) == \
         [(master, True)] + [("php-fpm: pool www", False)] * (len(report["processes"]) - 1), report["processes"]

@@ -630,6 +630,24 @@ def test_attach_one_shot_and_stop_upload_what_they_collect(nmprof, target, serve
     finished_ok(t, stop)
 
 
+def test_attach_loop_uploads_each_chunk_as_written(nmprof, target, server, tmp_path):  # noqa: F811
+    s = server()
+    stop = tmp_path / "stop"
+    t = target("loop", stop)
+    result = run(nmprof, "attach", t.pid, "--loop", "1s", "--duration", "3.5", "--nativemem", "64k", "-q",
+                 "-o", tmp_path / "c-%n.pb.gz", "--upload", s.url())
+    assert result.returncode == 0, result.stderr
+    files = sorted(tmp_path.glob("c-*.pb.gz"), key=lambda f: int(f.name[2:-6]))
+    assert len(files) >= 3, result.stderr
+    requests = s.wait_for(len(files))
+    assert [r.payload for r in requests] == [f.read_bytes() for f in files]
+    assert {parse_label_set(r.param("name"))[0] for r in requests} == {"attach_target"}
+    # Each chunk starts where the one before it ended (in whole seconds, rounded outwards).
+    spans = [(int(r.param("from")), int(r.param("until"))) for r in requests]
+    assert all(a[0] < b[0] <= a[1] for a, b in zip(spans, spans[1:])), spans
+    finished_ok(t, stop)
+
+
 # --- refusals -----------------------------------------------------------------------
 
 def refused(result, code, *words):

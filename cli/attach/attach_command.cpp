@@ -34,6 +34,7 @@
 #include "cli/output/recording_merge.h"
 #include "cli/report/report_command.h"
 #include "cli/run/profile_signals.h"
+#include "cli/run/recording_loop.h"
 #include "cli/signals.h"
 #include "cli/upload/uploader.h"
 #include "common/safe_file.h"
@@ -44,6 +45,7 @@ namespace nmprof::cli {
 namespace {
 
 constexpr double kMaxDuration = 365 * 24 * 3600;
+constexpr const char* kDefaultOutput = "nmprof-%p.jfr";
 constexpr double kMinTimeout = 0.001;  // a millisecond: requests wait in whole ones
 constexpr double kMaxTimeout = 24 * 3600;
 
@@ -373,11 +375,34 @@ int start_failed(const Session& session, AttachRecordings& recordings, const att
   return fail(kExitFailure, error.message);
 }
 
+// The last chunks of --loop, once the target's recording has stopped (or the target
+// has ended): the processes it forked are stopped first, so that their files are
+// whole; the recordings are then removed, or kept and named when a chunk could not
+// be written.
+int finish_chunks(const Session& session, AttachRecordings& recordings, RecordingLoop& loop,
+                  const AttachOptions& options, upload::Uploader* uploader) {
+  std::chrono::milliseconds timeout = timeout_of(options);
+  stop_children(session.target(), session.label(), recordings,
+                [&](pid_t child) { return session.stop_child(child, timeout); });
+  int status = loop.finish(wall_clock_nanos());
+  if (loop.all_written())
+    recordings.remove();
+  else
+    std::cerr << "nmprof: the recordings are kept in " << text::escape_controls(recordings.where()) << "\n";
+  attach::remove_if_empty(session.tmp());
+  if (!options.recording.no_live && !options.quiet)
+    std::cerr << "  note: live blocks are those allocated since the attach; earlier ones are not known\n";
+  sig_atomic_t stopped_by = g_interrupts;  // later ones end the uploads' flush
+  if (uploader) uploader->finish([stopped_by] { return g_interrupts > stopped_by; });
+  return status;
+}
+
 int one_shot(const Session& session, const AttachOptions& options, const std::string& output,
              upload::Uploader* uploader) {
   std::string error;
   AttachRequest start = start_request(options, session, &error);
   if (!error.empty()) return fail(kExitUsage, error);
+  int64_t started_nanos = wall_clock_nanos();
   std::string expected = recording_of(start.options.file, session.target().nspid);
   attach::ProcessEnd end(session.pid());
   AttachRecordings recordings = started_recordings(session, start);
@@ -402,10 +427,21 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
     if (options.duration > 0) std::cerr << " for " << options.duration << " s";
     std::cerr << " (Ctrl-C to stop)\n";
   }
+  std::optional<RecordingLoop> loop;
+  if (options.loop.seconds) {
+    if (uploader) uploader->keep_newest_chunks(options.loop.keep);
+    loop.emplace(LoopSettings{options.loop.seconds, options.output.empty() ? kDefaultOutput : options.output,
+                              options.loop.keep, options.keep_jfr, options.quiet, options.top, std::nullopt,
+                              report::kDefaultConfidence, "", "live at end"},
+                 recordings, started_nanos, uploader);
+    loop->command_started(session.pid());
+    loop->start();
+  }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.duration);
   bool exited = false;
   while (!g_interrupts && !(exited = end.ended(std::chrono::milliseconds(100))))
     if (options.duration > 0 && std::chrono::steady_clock::now() >= deadline) break;
+  if (loop) loop->pause();  // the recordings are nmprof's main thread's from now on
   if (exited) {
     // Killed: what it did since its agent last wrote is missing, and the summary says so.
     if (!options.quiet || end.killed())
@@ -415,6 +451,7 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
     std::cerr << "nmprof: " << text::escape_controls(stopped.error().message)
               << "; collecting what was written so far\n";
   }
+  if (loop) return finish_chunks(session, recordings, *loop, options, uploader);
   // Through the directory held open: also when the target has exited meanwhile.
   auto collected = collect_all(session, recordings, report::recording_path(output, options.keep_jfr),
                                timeout_of(options));
@@ -601,6 +638,7 @@ void add_attach_command(CLI::App& app, AttachOptions& options) {
       ->type_name("N");
   attach->add_flag("-q,--quiet", options.quiet, "Print no summary, only where the file is");
   attach->add_flag("--keep-jfr", options.keep_jfr, "With -o in another format (x.pb.gz), keep the JFR too (x.jfr)");
+  add_loop_options(attach, options.loop);
   add_trust_environment_flag(attach, options.trust_environment);
   add_upload_options(attach, options.upload);
   attach->add_flag("--force", options.force,
@@ -619,9 +657,16 @@ void add_attach_command(CLI::App& app, AttachOptions& options) {
 }
 
 int attach_command(const AttachOptions& options) {
-  std::string output = expand_path_template(options.output.empty() ? "nmprof-%p.jfr" : options.output, options.pid,
+  std::string output = expand_path_template(options.output.empty() ? kDefaultOutput : options.output, options.pid,
                                             local_time_text(time(nullptr)));
   std::string error;
+  if (options.loop.seconds && !options.action.empty())
+    return fail(kExitUsage, "--loop writes chunks while a one-shot attach records: give no action (" + options.action +
+                                ")");
+  if (std::string problem = loop_problem(options.loop, options.output.empty() ? kDefaultOutput : options.output,
+                                         options.recording.max_size);
+      !problem.empty())
+    return fail(kExitUsage, problem);
   bool starts = options.action.empty() || options.action == "start";
   if (AgentOptions checked; starts && !to_agent_options(options.recording, &checked, &error))
     return fail(kExitUsage, error);

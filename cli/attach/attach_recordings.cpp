@@ -122,12 +122,16 @@ std::optional<LeftRecordings> find_left_recordings(pid_t pid) {
   return left;
 }
 
+const AttachRecordings::File* AttachRecordings::find(const std::string& name) const {
+  auto it = std::find_if(files_.begin(), files_.end(), [&](const File& f) { return f.name == name; });
+  return it == files_.end() ? nullptr : &*it;
+}
+
 void AttachRecordings::gather() {
   for (const std::string& name : names_in(tmp_.dir.get())) {
     pid_t pid = pid_in(name, stem_);
-    if (pid < 0) continue;
+    if (pid < 0 || find(name)) continue;
     pid_t child = pid == target_.nspid ? 0 : pid;
-    if (std::any_of(files_.begin(), files_.end(), [&](const File& f) { return f.name == name; })) continue;
     int fd = safe_file::open_owned(tmp_.dir.get(), name.c_str(), O_RDONLY, target_.status.euid);
     if (fd >= 0) files_.push_back({name, child, attach::UniqueFd(fd)});
   }
@@ -176,6 +180,27 @@ std::string AttachRecordings::where() const {
     text += " in the file system of process " + std::to_string(target_.pid) + " (" + tmp_.here + "/" +
             files_.front().name + " while it runs)";
   return text;
+}
+
+std::vector<std::string> AttachRecordings::names() {
+  gather();
+  std::vector<std::string> names;
+  for (const File& f : files_) names.push_back(f.name);
+  return names;
+}
+
+int AttachRecordings::open_file(const std::string& name) const {
+  const File* file = find(name);
+  if (!file) return -ENOENT;
+  int fd = fcntl(file->fd.get(), F_DUPFD_CLOEXEC, 0);
+  return fd >= 0 ? fd : -errno;
+}
+
+std::optional<uint64_t> AttachRecordings::size_of(const std::string& name) const {
+  struct stat st;
+  const File* file = find(name);
+  if (!file || fstat(file->fd.get(), &st) != 0) return std::nullopt;
+  return static_cast<uint64_t>(st.st_size);
 }
 
 }  // namespace nmprof::cli

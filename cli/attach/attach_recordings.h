@@ -10,6 +10,8 @@
 //   recordings.gather();
 //   for (pid_t child : recordings.children_recording()) ...  // stop them first
 //   if (recordings.write_to("out.jfr")) recordings.remove();   // else: kept_text()
+//
+// Under --loop they are read while the agents write them, as RecordingFiles.
 #pragma once
 
 #include <sys/types.h>
@@ -22,6 +24,7 @@
 #include "attach/result.h"
 #include "attach/target_process.h"
 #include "attach/target_tmp.h"
+#include "cli/output/recording_files.h"
 
 namespace nmprof::cli {
 
@@ -52,7 +55,7 @@ struct LeftRecordings {
 // (nmprof takes the files of its own user only, root those of anyone).
 std::optional<LeftRecordings> find_left_recordings(pid_t pid);
 
-class AttachRecordings {
+class AttachRecordings final : public RecordingFiles {
  public:
   // `tmp`: the target's /tmp (attach::open_target_tmp), kept open by the caller;
   // `stem`: the recordings' (recording_stem).
@@ -76,6 +79,12 @@ class AttachRecordings {
   // reaches them by when the target's root is not nmprof's.
   std::string where() const;
 
+  // RecordingFiles: those gathered now (names() gathers), each read through a
+  // duplicate of the descriptor held.
+  std::vector<std::string> names() override;
+  int open_file(const std::string& name) const override;
+  std::optional<uint64_t> size_of(const std::string& name) const override;
+
  private:
   struct File {
     std::string name;
@@ -87,6 +96,8 @@ class AttachRecordings {
   const attach::TargetTmp& tmp_;
   std::string stem_;
   std::vector<File> files_;
+
+  const File* find(const std::string& name) const;
 };
 
 }  // namespace nmprof::cli

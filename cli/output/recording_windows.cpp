@@ -1,6 +1,5 @@
 #include "cli/output/recording_windows.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -61,21 +60,20 @@ void RecordingWindows::read_new(Recording& recording) {
 }
 
 bool RecordingWindows::grew_since_read(const std::string& name, const Recording& recording) const {
-  struct stat file;
-  return fstatat(staging_.fd(), name.c_str(), &file, AT_SYMLINK_NOFOLLOW) == 0 &&
-         static_cast<uint64_t>(file.st_size) > recording.read_to;
+  std::optional<uint64_t> size = files_.size_of(name);
+  return size && *size > recording.read_to;
 }
 
 std::vector<uint8_t> RecordingWindows::cut(int64_t start_nanos, int64_t end_nanos, bool last,
                                            std::vector<std::string>* warnings) {
-  for (const std::string& name : staging_.names(".jfr")) recordings_.try_emplace(name);
+  for (const std::string& name : files_.names()) recordings_.try_emplace(name);
   std::vector<uint8_t> out;
   for (auto& [name, recording] : recordings_) {
     if (recording.damaged) continue;
     if (recording.fd < 0) {
       // New, or its process ended (its blocks are gone) and nothing came since.
       if (!recording.pending && !grew_since_read(name, recording)) continue;
-      recording.fd = staging_.open_file(name);
+      recording.fd = files_.open_file(name);
       if (recording.fd < 0) {
         warnings->push_back(name + " left out: " + safe_file::error_text(recording.fd));
         recording.damaged = true;

@@ -1,5 +1,5 @@
-// The recordings of a looping run (--loop), cut into windows: what every process of
-// the run recorded (one growing file each in the staging directory, a chunk per
+// The recordings of a looping session (--loop), cut into windows: what every process
+// of the run or attach recorded (one growing file each, recording_files.h, a chunk per
 // process image) becomes, at each boundary, one JFR recording of the window: the
 // concatenated window chunks (chunk_window.h) of the process images that recorded
 // something in it or still run. The files are read incrementally, from where the
@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "cli/output/chunk_window.h"
-#include "cli/output/staging_directory.h"
+#include "cli/output/recording_files.h"
 
 namespace nmprof::cli {
 
 class RecordingWindows {
  public:
-  explicit RecordingWindows(const StagingDirectory& staging) : staging_(staging) {}
+  explicit RecordingWindows(RecordingFiles& files) : files_(files) {}
   ~RecordingWindows();  // closes the recordings
   RecordingWindows(const RecordingWindows&) = delete;
   RecordingWindows& operator=(const RecordingWindows&) = delete;
@@ -47,7 +47,7 @@ class RecordingWindows {
   // Whether the file grew past what was read of it (false when it is gone).
   bool grew_since_read(const std::string& name, const Recording& recording) const;
 
-  const StagingDirectory& staging_;
+  RecordingFiles& files_;
   std::map<std::string, Recording> recordings_;  // by file name
 };
 

@@ -22,16 +22,18 @@ int64_t wall_clock_nanos() {
       .count();
 }
 
-RecordingLoop::RecordingLoop(LoopSettings settings, const StagingDirectory& staging, int64_t started_nanos,
+RecordingLoop::RecordingLoop(LoopSettings settings, RecordingFiles& files, int64_t started_nanos,
                              upload::Uploader* uploader)
     : settings_(std::move(settings)),
-      windows_(staging),
+      windows_(files),
       uploader_(uploader),
       period_nanos_(static_cast<int64_t>(settings_.period_seconds * 1e9)),
       window_start_(started_nanos),
       next_boundary_(started_nanos + period_nanos_) {}
 
-RecordingLoop::~RecordingLoop() {
+RecordingLoop::~RecordingLoop() { pause(); }
+
+void RecordingLoop::pause() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
@@ -70,12 +72,7 @@ void RecordingLoop::run() {
 }
 
 int RecordingLoop::finish(int64_t ended_nanos) {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  pause();
   // Everything is written now: the windows that ended meanwhile, then the last.
   for (; next_boundary_ < ended_nanos; next_boundary_ += period_nanos_) write_chunk(next_boundary_, false);
   int status = write_chunk(std::max(ended_nanos, window_start_), true);
@@ -107,7 +104,7 @@ int RecordingLoop::write_chunk(int64_t end_nanos, bool last) {
   if (uploader_)
     requests = uploader_->prepare({recording, output, window_start_, end_nanos, pid_, settings_.program});
   report::Delivery delivery{recording, output, settings_.keep_jfr, settings_.top, settings_.quiet || !last,
-                            last ? settings_.fail_on_live : std::nullopt, last ? "live at exit" : "live at chunk end"};
+                            last ? settings_.fail_on_live : std::nullopt, last ? settings_.live_at_end : "live at chunk end"};
   delivery.confidence = settings_.confidence;
   int delivered = report::deliver_recording(delivery, std::cerr);
   if (uploader_) uploader_->send(std::move(requests), delivered != kExitFailure);

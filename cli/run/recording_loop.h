@@ -1,9 +1,9 @@
-// `run --loop PERIOD`: while the command runs, a thread of nmprof closes a chunk every
-// PERIOD and the next one begins; the agent records on, unaware (its sampling state
+// `run --loop PERIOD` and `attach --loop PERIOD`: while the command (or the target)
+// runs, a thread of nmprof closes a chunk every PERIOD and the next one begins; the agent records on, unaware (its sampling state
 // carries over by itself). Each chunk is a recording of its own, cut from the
 // processes' recordings (recording_windows.h), written through the output writer to
 // -o with %n (its number) and %t (its start) expanded, converted to -o's format, and
-// handed to the uploader. When the command ends, the last chunk is cut.
+// handed to the uploader. When the command ends (the attach stops), the last chunk is cut.
 #pragma once
 
 #include <atomic>
@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "cli/output/recording_windows.h"
-#include "cli/output/staging_directory.h"
 #include "cli/upload/uploader.h"
 
 namespace nmprof::cli {
@@ -32,21 +31,25 @@ struct LoopSettings {
   std::optional<uint64_t> fail_on_live;  // of the last chunk: the live set at the end
   double confidence = 0;
   std::string program;  // for the uploads' --app default
+  const char* live_at_end = "live at exit";  // the last chunk's summary: an attach's target may run on
 };
 
 class RecordingLoop {
  public:
-  RecordingLoop(LoopSettings settings, const StagingDirectory& staging, int64_t started_nanos,
+  RecordingLoop(LoopSettings settings, RecordingFiles& files, int64_t started_nanos,
                 upload::Uploader* uploader);
-  ~RecordingLoop();  // stops the thread, if finish() was not called
+  ~RecordingLoop();  // pause()
 
   // The command's pid, for %p, once it runs.
   void command_started(long pid) { pid_ = pid; }
   // Starts cutting a chunk every period.
   void start();
-  // The command has ended at `ended_nanos`: stops the thread and cuts the last chunk.
-  // Returns nmprof's exit status for the chunks: 0; kExitFailure when one could not
-  // be written (the staging directory keeps the recordings then, and is not to be
+  // Stops the thread: no chunk is cut until finish(), and the files may be looked at
+  // meanwhile (an attach stops the target's children first).
+  void pause();
+  // The command has ended at `ended_nanos`: cuts the chunks whose end has passed and
+  // the last one. Returns nmprof's exit status for the chunks: 0; kExitFailure when
+  // one could not be written (the processes' recordings are then kept, not to be
   // removed), or the last chunk's --fail-on-live verdict.
   int finish(int64_t ended_nanos);
   // Whether every chunk was written (the recordings may be removed).

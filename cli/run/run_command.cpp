@@ -14,9 +14,7 @@
 #include "cli/options/did_you_mean.h"
 #include "cli/options/path_check.h"
 #include "cli/options/confidence_option.h"
-#include "cli/options/seconds_option.h"
 #include "cli/options/size_option.h"
-#include "cli/output/chunk_path.h"
 #include "cli/output/invoking_user.h"
 #include "cli/output/output_check.h"
 #include "cli/output/recording_broker.h"
@@ -39,8 +37,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr double kMaxLoopSeconds = 7 * 24 * 3600;  // a chunk a week
-constexpr uint64_t kMaxKeptChunks = 1000000;
 
 std::string appended(const char* name, const std::string& value) {
   const char* current = getenv(name);
@@ -117,16 +113,6 @@ int finish_chunks(const RunOptions& options, RecordingLoop& loop, StagingDirecto
   return child.status;
 }
 
-// Refusals of --loop and --keep that their values alone cannot tell; "" when none.
-std::string loop_problem(const RunOptions& options) {
-  if (!options.loop_seconds) return options.keep ? "--keep N keeps the newest N chunks of --loop: give --loop" : "";
-  if (!names_each_chunk(options.output))
-    return "--loop writes a file per chunk: -o needs %n (the chunk's number) or %t (its start time), e.g. -o "
-           "app-%n.jfr";
-  if (options.recording.max_size != "0") return "--max-size does not go with --loop yet";
-  return "";
-}
-
 }  // namespace
 
 size_t split_run_arguments(const CLI::App& run, const std::vector<std::string>& args, size_t first,
@@ -164,12 +150,7 @@ void add_run_command(CLI::App& app, RunOptions& options) {
   run->add_flag("--exit-watch", options.exit_watch,
                 "Record to their end the processes that end without running the agent (Go programs, SIGKILL): "
                 "a watch process shares each one's memory (see man nmprof)");
-  add_duration_option(run, "--loop", options.loop_seconds, {1, kMaxLoopSeconds},
-                      "Close the recording every DURATION (90s, 10m) and begin the next: a file per chunk (-o with "
-                      "%n or %t)");
-  run->add_option("--keep", options.keep, "With --loop: keep the newest N chunk files (default: all)")
-      ->check(count_check(1, kMaxKeptChunks, "chunks"))
-      ->type_name("N");
+  add_loop_options(run, options.loop);
   add_trust_environment_flag(run, options.trust_environment);
   add_upload_options(run, options.upload);
   run->add_option("command", options.command, "The program and its arguments, after --")->required();
@@ -187,7 +168,8 @@ int run_command(const RunOptions& options) {
   std::string error;
   if (!to_agent_options(options.recording, &agent, &error)) return fail(kExitUsage, error);
   agent.exit_watch = options.exit_watch;
-  if (std::string problem = loop_problem(options); !problem.empty()) return fail(kExitUsage, problem);
+  if (std::string problem = loop_problem(options.loop, options.output, options.recording.max_size); !problem.empty())
+    return fail(kExitUsage, problem);
   if (!check_output(expand_path_template(options.output, kWidestPid, local_time_text(time(nullptr))), &error))
     return fail(kExitFailure, error);
   std::string program = check_program(options.command[0], &error);
@@ -223,12 +205,13 @@ int run_command(const RunOptions& options) {
   }
 
   time_t started = time(nullptr);
+  StagedRecordings staged(staging);
   std::optional<RecordingLoop> loop;
-  if (options.loop_seconds) {
-    if (uploader) uploader->keep_newest_chunks(options.keep);
-    loop.emplace(LoopSettings{options.loop_seconds, options.output, options.keep, options.keep_jfr, options.quiet,
+  if (options.loop.seconds) {
+    if (uploader) uploader->keep_newest_chunks(options.loop.keep);
+    loop.emplace(LoopSettings{options.loop.seconds, options.output, options.loop.keep, options.keep_jfr, options.quiet,
                               options.top, options.fail_on_live, options.confidence, options.command[0]},
-                 staging, wall_clock_nanos(), uploader.get());
+                 staged, wall_clock_nanos(), uploader.get());
     loop->start();
   }
   ChildExit child;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/options/loop_options.h"
 #include "cli/options/recording_options.h"
 #include "cli/options/upload_options.h"
 #include "cli/report/model/sampling_error.h"
@@ -26,8 +27,7 @@ struct RunOptions {
   bool trust_environment = false;  // NMPROF_AGENT under sudo (agent_location.h)
   std::optional<uint64_t> fail_on_live;  // exit kExitGate when more was live at the end
   double confidence = report::kDefaultConfidence;  // of the gate and the summary's intervals
-  double loop_seconds = 0;  // --loop: a chunk every so many seconds; 0: one recording
-  unsigned keep = 0;        // --keep: the newest chunk files kept; 0: all
+  LoopOptions loop;
   UploadOptions upload;
   std::vector<std::string> command;
 };

@@ -1,0 +1,22 @@
+// --loop DURATION and --keep N, the same for `run` and a one-shot `attach`: a chunk
+// file every DURATION (recording_loop.h), the newest N kept.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+namespace nmprof::cli {
+
+struct LoopOptions {
+  double seconds = 0;  // --loop: a chunk every so many seconds; 0: one recording
+  unsigned keep = 0;   // --keep: the newest chunk files kept; 0: all
+};
+
+void add_loop_options(CLI::App* command, LoopOptions& options);
+
+// The refusals of --loop and --keep that their values alone cannot tell, given -o and
+// --max-size; "" when none.
+std::string loop_problem(const LoopOptions& options, const std::string& output, const std::string& max_size);
+
+}  // namespace nmprof::cli
