@@ -275,6 +275,25 @@ def test_peak_view_is_the_default_when_little_was_left_and_matches_report_peak(n
     assert hash_params(browser)["view"] == "peak"
 
 
+def test_the_chart_says_its_live_line_is_an_upper_bound_when_the_tracking_table_overflowed(
+        nmprof, browser, programs, page, tmp_path):
+    """As the text's live lines do (issue 39): past an overflow of --maxtracked the frees
+    of the untracked samples are never seen."""
+    recording = tmp_path / "capped.jfr"
+    run(nmprof, "run", "-q", "--nativemem", "64k", "--maxtracked", 50, "-o", recording, "--",
+        programs.c("live_leak.c"), 1, 20000, check=0)
+    assert report_json(nmprof, recording)["processes"][0]["statistics"]["untracked_samples"] > 0
+    chart_texts = "[...document.querySelectorAll('#chart text')].map(t => t.textContent)"
+    for path, overflowed in ((recording, True), (page[0], False)):
+        html = tmp_path / (path.stem + ".html")
+        run(nmprof, "report", path, "-o", html, check=0)
+        browser.open(html.as_uri())
+        texts = browser.eval(chart_texts)
+        live = [t for t in texts if t.startswith("live, up to ")]
+        assert len(live) == 1, texts
+        assert live[0].endswith(" (at most: the tracking table overflowed)") == overflowed, texts
+
+
 def test_chart_moment_and_range_match_the_report_at_those_times(nmprof, browser, phases):
     recording, html = phases
     browser.open(html.as_uri() + "#view=allocated")

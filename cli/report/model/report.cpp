@@ -189,6 +189,11 @@ void describe_live(const Profile& profile, const std::vector<uint32_t>& selected
 
 }  // namespace
 
+bool live_overstated(const Profile& profile) {
+  return std::any_of(profile.processes.begin(), profile.processes.end(),
+                     [](const auto& p) { return statistic(p.statistics, "untrackedSamples") > 0; });
+}
+
 int64_t statistic(const std::vector<profile::Statistic>& stats, const std::string& name) {
   for (const auto& s : stats)
     if (s.name == name) return s.value;

@@ -153,6 +153,9 @@ profile::TimeSeries::Peak live_peak(const profile::Profile& whole);
 bool ended_well_below_peak(double live_at_end_bytes, double peak_bytes);
 // The statistic `name` of `stats` (Report::statistics, a process's), 0 when absent.
 int64_t statistic(const std::vector<profile::Statistic>& stats, const std::string& name);
+// Whether a process's tracking table overflowed (untrackedSamples): the frees of the
+// samples it could not track were never seen, so every live value is an upper bound.
+bool live_overstated(const profile::Profile& profile);
 // An nmprof recording without samples (its processes allocated too little for the
 // interval): reported, with nothing in it.
 bool nothing_sampled(const profile::Profile& profile);

@@ -151,6 +151,8 @@ void write_flame_graph(const profile::Profile& profile, const profile::Profile* 
   bool sampled = view.source == profile::AllocationSource::JavaHeap ||
                  std::any_of(profile.processes.begin(), profile.processes.end(), [](const auto& p) { return !p.weighted; });
   json.field("counts", sampled ? "samples" : "estimates");
+  // The chart's live line, its peak and the live column are upper bounds then.
+  if (view.has_live && live_overstated(profile)) json.field("live_overstated", true);
   if (peak) {
     json.key("peak");
     json.begin_object();

@@ -440,8 +440,6 @@ void write_live_section(const Report& r, std::ostream& out) {
 // tracking table each of its values is an upper bound.
 const char* kOverstatedText = " (at most: the tracking table overflowed)";
 
-bool live_overstated(const Report& r) { return statistic(r.statistics, "untrackedSamples") > 0; }
-
 // Sparklines of live bytes and of the allocation rate, with the peak of each.
 void write_timeline(const Report& r, std::ostream& out) {
   if (!r.timeline) return;
@@ -453,7 +451,7 @@ void write_timeline(const Report& r, std::ostream& out) {
   if (!t.live_bytes.empty())
     out << "  live       " << sparkline(t.live_bytes, columns) << "\n"
         << indent << "peak ~" << format_bytes(t.peak_live_bytes) << " at " << format_duration(t.peak_live_nanos)
-        << ", end ~" << format_bytes(t.live_bytes.back()) << (live_overstated(r) ? kOverstatedText : "") << "\n";
+        << ", end ~" << format_bytes(t.live_bytes.back()) << (live_overstated(*r.profile) ? kOverstatedText : "") << "\n";
   auto peak = std::max_element(t.allocated_bytes.begin(), t.allocated_bytes.end());
   double total = 0;
   for (double b : t.allocated_bytes) total += b;
@@ -547,12 +545,12 @@ std::string peak_live_text(const Report& r) {
   Totals peak;
   peak.bytes_variance = t.peak_live_bytes_variance;
   return "~" + format_bytes(t.peak_live_bytes) + margin_text(r, peak) + " at " + format_duration(t.peak_live_nanos) +
-         " into the run" + (live_overstated(r) ? kOverstatedText : "");
+         " into the run" + (live_overstated(*r.profile) ? kOverstatedText : "");
 }
 
 std::string live_text(const Report& r) {
   const LiveSummary& live = *r.live;
-  if (!live.lower_bound_bytes) return totals_text(r, live.totals, true) + (live_overstated(r) ? kOverstatedText : "");
+  if (!live.lower_bound_bytes) return totals_text(r, live.totals, true) + (live_overstated(*r.profile) ? kOverstatedText : "");
   return "between ~" + format_bytes(*live.lower_bound_bytes) + " and ~" + format_bytes(live.totals.bytes) +
          " (the tracking table overflowed)";
 }

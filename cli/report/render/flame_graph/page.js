@@ -532,14 +532,15 @@ function drawChart() {
     d += "L" + w + " " + CHART.liveBottom + "Z";
     svg(chart, "line", { x1: 0, x2: w, y1: CHART.liveBottom + 0.5, y2: CHART.liveBottom + 0.5, stroke: "#d1d9e0" });
     svg(chart, "path", { d, fill: "rgba(9,105,218,.16)", stroke: "#0969da", "stroke-width": 1.2, "stroke-linejoin": "round" });
-    svg(chart, "text", { x: 4, y: CHART.top - 4 }).textContent = "live, up to " + bytes(top);
+    svg(chart, "text", { x: 4, y: CHART.top - 4 }).textContent = "live, up to " + bytes(top) +
+      (data.live_overstated ? " (at most: the tracking table overflowed)" : "");
     if (data.peak) {
       const px = Math.min(w - 1, Math.max(1, timeX(data.peak.at, w))), py = y(data.peak.bytes);
       svg(chart, "line", { x1: px, x2: px, y1: CHART.top, y2: CHART.barBottom, stroke: "#d1242f", "stroke-dasharray": "3 3", id: "peak-line" });
       svg(chart, "circle", { cx: px, cy: py, r: 4.5, fill: "#d1242f", stroke: "#fff", "stroke-width": 1.5, id: "peak-mark" });
       const label = svg(chart, "text", { x: px + (px > w * 0.7 ? -8 : 8), y: Math.max(CHART.top + 10, py + 4), class: "peak-label",
                                          "text-anchor": px > w * 0.7 ? "end" : "start" });
-      label.textContent = "peak " + bytes(data.peak.bytes) + " at " + duration(data.peak.at);
+      label.textContent = "peak " + bytes(data.peak.bytes) + (data.live_overstated ? " at most" : "") + " at " + duration(data.peak.at);
     }
   }
   const span = time.bins * time.bin, step = tickStep(span / 5);
