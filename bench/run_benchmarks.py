@@ -3,18 +3,20 @@
 ratios against a plain run in the same invocation, medians of several alternating
 runs; and the instructions the hooks add, counted by callgrind (repeatable).
 
-    bench/run_benchmarks.py --build build [--rounds 7] [--pairs 20000000] [--only native|java|attach|context|php|descriptors]
+    bench/run_benchmarks.py --build build [--rounds 7] [--pairs 20000000] [--only native|java|attach|context|php|descriptors|loop]
 
 With JAVA_HOME naming a JDK (default: JDK 17), it also times a Deflater-heavy Java
 workload with and without nmprof; with PHP 8.2 installed, a ZendMM churn script.
 """
 
 import argparse
+import http.server
 import os
 import resource
 import statistics
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -51,7 +53,8 @@ def main():
     parser.add_argument("--pairs", type=int, default=20_000_000)
     parser.add_argument("--java-iterations", type=int, default=20000)
     parser.add_argument("--php-requests", type=int, default=3000)
-    parser.add_argument("--only", choices=["native", "java", "attach", "context", "php", "startup", "descriptors"],
+    parser.add_argument("--only", choices=["native", "java", "attach", "context", "php", "startup", "descriptors",
+                                           "loop"],
                         help="run one part only")
     args = parser.parse_args()
     if args.only == "startup":
@@ -59,6 +62,9 @@ def main():
         return
     if args.only == "descriptors":
         descriptors_benchmark(Path(args.build))
+        return
+    if args.only == "loop":
+        loop_benchmark(Path(args.build), args.rounds, args.pairs)
         return
     if args.only == "context":
         context_benchmark(Path(args.build), args.rounds, args.pairs)
@@ -131,6 +137,61 @@ def main():
         java_benchmark(build, args.rounds, args.java_iterations)
         attach_benchmarks(build, 10, 5)
         php_benchmark(build, args.rounds, args.php_requests)
+        loop_benchmark(build, args.rounds, args.pairs)
+
+
+class IngestServer:
+    """A Pyroscope ingest endpoint on 127.0.0.1 that takes every request (200, no body)."""
+
+    def __init__(self):
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+
+def loop_benchmark(build, rounds, pairs):
+    """What --loop (and its uploads) cost the program: the tight loop's time under
+    nmprof run with a chunk every second (the shortest period: ten times the boundaries
+    of --loop 10s), without and with --upload to a local endpoint, against nmprof run
+    without --loop, in the same round; the loop runs a few seconds (4x --pairs)."""
+    nmprof = build / "bin" / "nmprof"
+    loop = build / "bench" / "malloc_loop"
+    directory = Path(tempfile.mkdtemp())
+    server = IngestServer()
+    command = [str(loop), "1", str(4 * pairs)]
+    variants = {
+        "no --loop": ["-o", str(directory / "whole.jfr")],
+        "--loop 1s": ["--loop", "1s", "--keep", "2", "-o", str(directory / "c-%n.jfr")],
+        "--loop 1s --upload": ["--loop", "1s", "--keep", "2", "-o", str(directory / "u-%n.pb.gz"), "--upload",
+                               server.url],
+    }
+    times = {name: [] for name in variants}
+    cpu = {name: [] for name in variants}  # of nmprof and the program together
+    for _ in range(rounds):
+        for name, options in variants.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            times[name].append(wall_time([str(nmprof), "run", "-q", *options, "--", *command]))
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[name].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    base = times["no --loop"]
+    print(f"--loop: the tight loop ({4 * pairs:,} pairs, one thread) under nmprof run at 512k, "
+          f"{statistics.median(base):.2f} s without --loop; the loop's time as a ratio to that, and the CPU time "
+          f"nmprof's chunks added per second of the run, medians of {rounds} rounds")
+    for name in list(variants)[1:]:
+        r = [t / b for t, b in zip(times[name], base)]
+        added = [(c - b) / t * 1000 for c, b, t in zip(cpu[name], cpu["no --loop"], times[name])]
+        print(f"  {name:20s} ratio {statistics.median(r):.3f}  (min {min(r):.3f}, max {max(r):.3f}); "
+              f"CPU +{statistics.median(added):.1f} ms per second")
 
 
 def descriptors_benchmark(build):

@@ -2,7 +2,10 @@
 (issue 32, item 5), for a native process (through ptrace) and a JVM."""
 
 import math
+import os
 import re
+import resource
+import shutil
 import subprocess
 import time
 
@@ -78,6 +81,68 @@ def test_the_workers_a_server_forks_are_in_the_chunks_and_leave_no_file(nmprof, 
         assert not left_in_tmp(t.pid), "no worker recorded on, to write its file as it ended"
     finally:
         t.kill()
+
+
+def test_a_server_forking_hundreds_of_workers_costs_nmprof_no_descriptor_for_each(nmprof, programs, tmp_path):
+    """A worker every 20 ms for 5 s, under an nmprof limited to 64 descriptors. Before,
+    nmprof held each worker's file open until the end: past its limit no chunk could be
+    written, the agent could not be stopped and recorded on after nmprof had exited, and
+    the workers' files piled up in the target's /tmp (a hostile tester's break)."""
+    stop = tmp_path / "stop"
+    t = Target(programs.c("forking_server.c"), stop)
+    limited = lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+    try:
+        attach = subprocess.Popen([str(nmprof), "attach", str(t.pid), "--loop", "1s", "--duration", "5", "-q",
+                                   "-o", str(tmp_path / "c-%n.jfr")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True, preexec_fn=limited)
+        time.sleep(3.5)
+        in_tmp = len(left_in_tmp(t.pid))
+        _, err = attach.communicate(timeout=60)
+        assert attach.returncode == 0, err
+        assert err.splitlines() == [f"nmprof: profile written to {f}" for f in chunk_files(tmp_path)], err
+        # A worker's file goes once a chunk written holds it: those of the last seconds remain.
+        assert in_tmp < 150, in_tmp
+        assert "not recording" in run(nmprof, "attach", t.pid, "status", check=0).stdout
+        assert not left_in_tmp(t.pid)
+        assert finished_ok(t, stop).startswith("ok")
+        files = chunk_files(tmp_path)
+        assert len(set().union(*(recorded_pids(f) for f in files))) > 100
+    finally:
+        t.kill()
+
+
+def test_the_last_chunk_of_an_idle_target_is_written(nmprof, target, tmp_path):
+    """A target that allocates nothing: every window, the last included, is a chunk
+    (the last was left out when nothing new came in it: a hostile tester's break)."""
+    t = target("read", stdin=subprocess.PIPE)
+    result = run(nmprof, "attach", t.pid, "--loop", "1s", "--duration", "3.5", "-q", "-o", tmp_path / "c-%n.jfr",
+                 check=0, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert len(chunk_files(tmp_path)) == 4, result.stderr
+    t.proc.stdin.write("\n")
+    t.proc.stdin.flush()
+    finished_ok(t)
+
+
+def test_no_chunk_at_all_is_an_error(nmprof, programs, tmp_path):
+    """The target's /tmp is full: its agent cannot write a byte. Before, --loop wrote no
+    chunk, said nothing and exited 0 (a hostile tester's break)."""
+    copy = shutil.copy(programs.c("paced_allocations.c"), "/var/tmp")
+    paced = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh", "-c",
+                              f"mount -t tmpfs -o size=4k tmpfs /tmp && exec {copy} 30 1000"],
+                             stdout=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        pid = int(subprocess.run(["pgrep", "-P", str(paced.pid)], capture_output=True, text=True).stdout or paced.pid)
+        result = run(nmprof, "attach", pid, "--loop", "1s", "--duration", "2.5", "-q", "-o", tmp_path / "c-%n.jfr",
+                     timeout=120)
+        assert result.returncode == 1, result.stderr
+        assert "nmprof: no chunk was written: the agent wrote nothing readable" in result.stderr.splitlines()
+        assert not list(tmp_path.iterdir())
+    finally:
+        paced.kill()
+        paced.wait()
+        os.unlink(copy)
 
 
 def test_a_jvm_gives_chunks_with_java_frames(nmprof, java_programs, tmp_path):

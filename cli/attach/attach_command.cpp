@@ -430,6 +430,7 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
   std::optional<RecordingLoop> loop;
   if (options.loop.seconds) {
     if (uploader) uploader->keep_newest_chunks(options.loop.keep);
+    recordings.let_files_close();
     loop.emplace(LoopSettings{options.loop.seconds, options.output.empty() ? kDefaultOutput : options.output,
                               options.loop.keep, options.keep_jfr, options.quiet, options.top, std::nullopt,
                               report::kDefaultConfidence, "", "live at end"},

@@ -132,6 +132,10 @@ void AttachRecordings::gather() {
     pid_t pid = pid_in(name, stem_);
     if (pid < 0 || find(name)) continue;
     pid_t child = pid == target_.nspid ? 0 : pid;
+    if (!hold_open_) {
+      files_.push_back({name, child, attach::UniqueFd()});
+      continue;
+    }
     int fd = safe_file::open_owned(tmp_.dir.get(), name.c_str(), O_RDONLY, target_.status.euid);
     if (fd >= 0) files_.push_back({name, child, attach::UniqueFd(fd)});
   }
@@ -139,36 +143,48 @@ void AttachRecordings::gather() {
   std::stable_partition(files_.begin(), files_.end(), [](const File& f) { return f.child == 0; });
 }
 
+attach::UniqueFd AttachRecordings::readable(const File& file) const {
+  if (!file.fd)
+    return attach::UniqueFd(safe_file::open_owned(tmp_.dir.get(), file.name.c_str(), O_RDONLY, target_.status.euid));
+  int fd = fcntl(file.fd.get(), F_DUPFD_CLOEXEC, 0);
+  return attach::UniqueFd(fd >= 0 ? fd : -errno);
+}
+
 std::vector<pid_t> AttachRecordings::children_recording() const {
   std::vector<pid_t> children;
   for (const File& f : files_)
-    if (f.child != 0 && still_written(f.fd.get())) children.push_back(f.child);
+    if (attach::UniqueFd fd; f.child != 0 && (fd = readable(f)) && still_written(fd.get())) children.push_back(f.child);
   return children;
 }
 
 attach::Result<void> AttachRecordings::write_to(const std::string& output) const {
-  std::vector<std::pair<int, size_t>> parts;  // descriptor, whole chunks
+  std::vector<std::pair<attach::UniqueFd, size_t>> parts;  // descriptor, whole chunks
   for (const File& f : files_) {
-    size_t complete = complete_chunks(f.fd.get());
-    if (complete > 0 && (f.child == 0 || sampled(f.fd.get(), complete))) parts.emplace_back(f.fd.get(), complete);
+    attach::UniqueFd fd = readable(f);
+    size_t complete = fd ? complete_chunks(fd.get()) : 0;
+    if (complete > 0 && (f.child == 0 || sampled(fd.get(), complete))) parts.emplace_back(std::move(fd), complete);
   }
   if (parts.empty()) return attach::Error{"the recording is empty: the agent wrote nothing readable"};
   std::string error;
   bool written = write_output(output, &error, [&](int out, std::string* why) {
     return std::all_of(parts.begin(), parts.end(),
-                       [&](const auto& part) { return copy_file(part.first, part.second, out, why); });
+                       [&](const auto& part) { return copy_file(part.first.get(), part.second, out, why); });
   });
   if (!written) return attach::Error{error};
   return {};
 }
 
 void AttachRecordings::remove() {
-  for (const File& f : files_) (void)attach::remove_from_target_tmp(target_, tmp_, f.name, f.fd.get());
+  for (const File& f : files_)
+    if (attach::UniqueFd fd = readable(f)) (void)attach::remove_from_target_tmp(target_, tmp_, f.name, fd.get());
   files_.clear();
 }
 
 bool AttachRecordings::hold_a_recording() const {
-  return std::any_of(files_.begin(), files_.end(), [](const File& f) { return complete_chunks(f.fd.get()) > 0; });
+  return std::any_of(files_.begin(), files_.end(), [this](const File& f) {
+    attach::UniqueFd fd = readable(f);
+    return fd && complete_chunks(fd.get()) > 0;
+  });
 }
 
 std::string AttachRecordings::where() const {
@@ -191,16 +207,23 @@ std::vector<std::string> AttachRecordings::names() {
 
 int AttachRecordings::open_file(const std::string& name) const {
   const File* file = find(name);
-  if (!file) return -ENOENT;
-  int fd = fcntl(file->fd.get(), F_DUPFD_CLOEXEC, 0);
-  return fd >= 0 ? fd : -errno;
+  return file ? readable(*file).release() : -ENOENT;
 }
 
 std::optional<uint64_t> AttachRecordings::size_of(const std::string& name) const {
   struct stat st;
   const File* file = find(name);
-  if (!file || fstat(file->fd.get(), &st) != 0) return std::nullopt;
+  if (!file) return std::nullopt;
+  int found = file->fd ? fstat(file->fd.get(), &st) : fstatat(tmp_.dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW);
+  if (found != 0) return std::nullopt;
   return static_cast<uint64_t>(st.st_size);
+}
+
+void AttachRecordings::release(const std::string& name) {
+  auto it = std::find_if(files_.begin(), files_.end(), [&](const File& f) { return f.name == name; });
+  if (it == files_.end() || it->child == 0) return;  // the target's own goes at the end
+  if (attach::UniqueFd fd = readable(*it)) (void)attach::remove_from_target_tmp(target_, tmp_, it->name, fd.get());
+  files_.erase(it);
 }
 
 }  // namespace nmprof::cli

@@ -11,7 +11,10 @@
 //   for (pid_t child : recordings.children_recording()) ...  // stop them first
 //   if (recordings.write_to("out.jfr")) recordings.remove();   // else: kept_text()
 //
-// Under --loop they are read while the agents write them, as RecordingFiles.
+// Under --loop they are read while the agents write them, as RecordingFiles, and not
+// held open (let_files_close): a target that forks thousands of children must not
+// cost nmprof a descriptor for each; the file of a child that has ended is removed
+// once a written chunk holds all of it (release).
 #pragma once
 
 #include <sys/types.h>
@@ -63,6 +66,8 @@ class AttachRecordings final : public RecordingFiles {
       : target_(target), tmp_(tmp), stem_(std::move(stem)) {}
 
   const std::string& stem() const { return stem_; }
+  // From now on, the files gathered are opened when read, not held open.
+  void let_files_close() { hold_open_ = false; }
   // Opens the agent's file and its children's that are there now (and not yet open).
   void gather();
   // The children (pids as the target sees them) whose agent still writes its file.
@@ -79,23 +84,28 @@ class AttachRecordings final : public RecordingFiles {
   // reaches them by when the target's root is not nmprof's.
   std::string where() const;
 
-  // RecordingFiles: those gathered now (names() gathers), each read through a
-  // duplicate of the descriptor held.
+  // RecordingFiles: those gathered now (names() gathers).
   std::vector<std::string> names() override;
   int open_file(const std::string& name) const override;
   std::optional<uint64_t> size_of(const std::string& name) const override;
+  void release(const std::string& name) override;
 
  private:
   struct File {
     std::string name;
     pid_t child = 0;  // 0: the target's own
-    attach::UniqueFd fd;
+    attach::UniqueFd fd;  // none once let_files_close() came before it was gathered
   };
+  // A descriptor of the file to read: a duplicate of the one held, or opened now
+  // (only a regular file of the target's user with a single link); when that fails,
+  // none, holding the negative error (-errno, or safe_file's).
+  attach::UniqueFd readable(const File& file) const;
 
   const attach::TargetProcess& target_;
   const attach::TargetTmp& tmp_;
   std::string stem_;
   std::vector<File> files_;
+  bool hold_open_ = true;
 
   const File* find(const std::string& name) const;
 };

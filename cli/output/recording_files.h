@@ -21,6 +21,9 @@ class RecordingFiles {
   virtual int open_file(const std::string& name) const = 0;
   // Its size now; nullopt when it is gone.
   virtual std::optional<uint64_t> size_of(const std::string& name) const = 0;
+  // Its process has ended and chunks written hold all of it: it may go (run keeps its
+  // staging directory whole until the end, for a chunk that could not be written).
+  virtual void release(const std::string&) {}
 };
 
 // run's: the .jfr files of its staging directory.

@@ -87,26 +87,40 @@ std::vector<uint8_t> RecordingWindows::cut(int64_t start_nanos, int64_t end_nano
       recording.damaged = true;
       continue;
     }
-    // The image that runs now carries its live set on, whether it sampled or not (one
-    // that ended in this window has grown: its last write). An exit watch may still
-    // make the last write of one that ended.
+    // The image that runs now, or ran past the last window's end (it ended in this
+    // window, having written nothing since: an attach's agent that was stopped),
+    // carries its live set on, whether it sampled or not. An exit watch may still make
+    // the last write of one that ended. One that wrote after the window's end ran past it.
     bool running = still_recording(recording.fd) || exit_watch_lock::held(recording.fd);
     bool written_before_end = last_written_nanos(recording.fd) < end_nanos;
+    bool runs_on = running || !written_before_end;
     for (size_t i = 0; i < recording.images.size(); i++) {
       ChunkWindow& window = recording.images[i];
-      if (window.grew() || (running && i + 1 == recording.images.size()))
-        window.cut(start_nanos, end_nanos, last ? INT64_MAX : end_nanos, running && i + 1 == recording.images.size(),
-                   out);
+      bool newest = i + 1 == recording.images.size();
+      if (window.grew() || (newest && (running || recording.ran_past_last_cut)))
+        window.cut(start_nanos, end_nanos, last ? INT64_MAX : end_nanos, newest && runs_on, out);
     }
+    recording.ran_past_last_cut = runs_on;
     // Its process ended: closed until it grows, or, if it wrote after this window's
     // end, until the next window takes the rest.
     if (!running) {
       close(recording.fd);
       recording.fd = -1;
       recording.pending = !written_before_end;
+      if (!recording.pending && !recording.released) finished_.push_back(name);
     }
   }
   return out;
+}
+
+void RecordingWindows::release_finished() {
+  for (const std::string& name : finished_) {
+    Recording& recording = recordings_[name];
+    if (recording.fd >= 0 || recording.released) continue;  // it grew again since (an exec)
+    files_.release(name);
+    recording.released = true;
+  }
+  finished_.clear();
 }
 
 }  // namespace nmprof::cli

@@ -30,6 +30,9 @@ class RecordingWindows {
   // then). A recording that cannot be read (damaged) is
   // named in one line of *warnings and left out from then on.
   std::vector<uint8_t> cut(int64_t start_nanos, int64_t end_nanos, bool last, std::vector<std::string>* warnings);
+  // The windows cut so far are written: the recordings of processes that have ended,
+  // all of whose records they hold, are released (RecordingFiles::release).
+  void release_finished();
 
  private:
   struct Recording {
@@ -39,6 +42,8 @@ class RecordingWindows {
     int fd = -1;
     uint64_t read_to = 0;  // the end of its last complete chunk read
     bool pending = false;  // closed with samples made after the last window's end
+    bool ran_past_last_cut = false;  // its last image ran on past the last window's end
+    bool released = false;
     std::vector<ChunkWindow> images;  // one per chunk of the file, in file order
     bool damaged = false;
   };
@@ -49,6 +54,7 @@ class RecordingWindows {
 
   RecordingFiles& files_;
   std::map<std::string, Recording> recordings_;  // by file name
+  std::vector<std::string> finished_;  // ended, and all in the windows cut: released once written
 };
 
 }  // namespace nmprof::cli

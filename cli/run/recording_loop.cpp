@@ -76,6 +76,10 @@ int RecordingLoop::finish(int64_t ended_nanos) {
   // Everything is written now: the windows that ended meanwhile, then the last.
   for (; next_boundary_ < ended_nanos; next_boundary_ += period_nanos_) write_chunk(next_boundary_, false);
   int status = write_chunk(std::max(ended_nanos, window_start_), true);
+  if (number_ == 0) {
+    std::cerr << "nmprof: no chunk was written: the agent wrote nothing readable\n";
+    return kExitFailure;
+  }
   return failed_ ? kExitFailure : status;
 }
 
@@ -109,6 +113,7 @@ int RecordingLoop::write_chunk(int64_t end_nanos, bool last) {
   int delivered = report::deliver_recording(delivery, std::cerr);
   if (uploader_) uploader_->send(std::move(requests), delivered != kExitFailure);
   if (delivered == kExitFailure) failed_ = true;
+  if (!failed_) windows_.release_finished();  // after a failure, every recording is kept
   std::vector<std::string> files = {output};
   if (settings_.keep_jfr && recording != output) files.push_back(recording);
   written_.push_back(std::move(files));
