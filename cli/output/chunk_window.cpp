@@ -1,6 +1,7 @@
 #include "cli/output/chunk_window.h"
 
 #include <algorithm>
+#include <array>
 #include <string_view>
 
 #include "formats/jfr/nmprof_schema.h"
@@ -15,12 +16,16 @@ namespace {
 constexpr uint64_t kMetadataRecord = 0;
 constexpr uint64_t kCheckpointRecord = 1;
 
-// Reads `count` varints from `at`, in order; throws at the end of the bytes.
-std::vector<uint64_t> varints(const uint8_t* at, const uint8_t* end, size_t count, size_t* length = nullptr) {
-  std::vector<uint64_t> values(count);
+constexpr size_t kMostFields = 7;  // read at once: a realloc move's head
+using Fields = std::array<uint64_t, kMostFields>;
+
+// Reads `count` varints (at most kMostFields) from `at`, in order; throws at the end
+// of the bytes. Without a heap allocation: this runs for every record a chunk takes.
+Fields varints(const uint8_t* at, const uint8_t* end, size_t count, size_t* length = nullptr) {
+  Fields values{};
   const uint8_t* start = at;
-  for (uint64_t& value : values) {
-    size_t n = jfr::decode_varint(at, end, value);
+  for (size_t i = 0; i < count; i++) {
+    size_t n = jfr::decode_varint(at, end, values[i]);
     if (n == 0) throw jfr::FormatError("a record ends inside its fields");
     at += n;
   }
@@ -40,10 +45,10 @@ std::vector<uint8_t> with_delta(const std::vector<uint8_t>& record, int64_t delt
   varints(record.data(), end, 1, &size_length);
   size_t head_length = 0;  // type, start, duration, delta
   varints(record.data() + size_length, end, 4, &head_length);
-  std::vector<uint64_t> head = varints(record.data() + size_length, end, 3);
+  Fields head = varints(record.data() + size_length, end, 3);
   uint8_t fields[4 * 10];
   size_t n = 0;
-  for (uint64_t value : head) n += jfr::encode_varint(value, fields + n);
+  for (size_t i = 0; i < 3; i++) n += jfr::encode_varint(head[i], fields + n);
   n += jfr::encode_varint(static_cast<uint64_t>(delta), fields + n);
   const uint8_t* rest = record.data() + size_length + head_length;
   size_t rest_length = static_cast<size_t>(end - rest);
@@ -74,7 +79,7 @@ std::vector<uint8_t> live_malloc(const std::vector<uint8_t>& allocation, const s
   size_t size_length = 0, head_length = 0, middle_length = 0;
   varints(allocation.data(), end, 1, &size_length);
   const uint8_t* head = allocation.data() + size_length;
-  std::vector<uint64_t> fields = varints(head, end, 6, &head_length);  // type ... size
+  Fields fields = varints(head, end, 6, &head_length);  // type ... size
   fields[0] = jfr::schema::kLiveMallocEvent;
   const uint8_t* weight = head + head_length;
   if (end - weight < 4) throw jfr::FormatError("a record ends inside its fields");
@@ -86,7 +91,7 @@ std::vector<uint8_t> live_malloc(const std::vector<uint8_t>& allocation, const s
     const uint8_t* move_end = move->data() + move->size();
     size_t move_size_length = 0, move_head_length = 0;
     varints(move->data(), move_end, 1, &move_size_length);
-    std::vector<uint64_t> moved = varints(move->data() + move_size_length, move_end, 7, &move_head_length);
+    Fields moved = varints(move->data() + move_size_length, move_end, 7, &move_head_length);
     const uint8_t* new_weight = move->data() + move_size_length + move_head_length;
     if (move_end - new_weight < 4) throw jfr::FormatError("a record ends inside its fields");
     std::copy(new_weight, new_weight + 4, moved_weight);
@@ -97,7 +102,7 @@ std::vector<uint8_t> live_malloc(const std::vector<uint8_t>& allocation, const s
   }
   std::vector<uint8_t> body(6 * 10 + 8 + 2 * 10);
   size_t n = 0;
-  for (uint64_t value : fields) n += jfr::encode_varint(value, body.data() + n);
+  for (size_t i = 0; i < 6; i++) n += jfr::encode_varint(fields[i], body.data() + n);
   body.resize(n);
   body.insert(body.end(), weight, weight + 4 + middle_length);
   body.insert(body.end(), live_weight, live_weight + 4);
@@ -132,7 +137,7 @@ void ChunkWindow::take(std::span<const uint8_t> header, std::span<const uint8_t>
   for (size_t offset = 0; offset < records.size();) {
     const uint8_t* at = records.data() + offset;
     size_t head_length = 0;
-    std::vector<uint64_t> head = varints(at, end, 2, &head_length);  // size, type
+    Fields head = varints(at, end, 2, &head_length);  // size, type
     uint64_t size = head[0], type = head[1];
     if (size < head_length || size > records.size() - offset) throw jfr::FormatError("a record runs past its chunk");
     offset += size;
@@ -148,7 +153,7 @@ void ChunkWindow::take(std::span<const uint8_t> header, std::span<const uint8_t>
     } else if (type == jfr::schema::kMallocEvent || type == jfr::schema::kFreeEvent) {
       bool malloc = type == jfr::schema::kMallocEvent;
       // startTime, eventThread, stackTrace, address; a Free's newAddress.
-      std::vector<uint64_t> fields = varints(at + head_length, at + size, malloc ? 4 : 5);
+      Fields fields = varints(at + head_length, at + size, malloc ? 4 : 5);
       arrived_.push_back({static_cast<int64_t>(fields[0]), fields[3], malloc ? 0 : fields[4], malloc, false,
                           std::move(record)});
     } else {
