@@ -7,11 +7,12 @@ import re
 import resource
 import shutil
 import subprocess
+import tempfile
 import time
 
 import pytest
 
-from conftest import JDK17, jfr_tool, report_json, run
+from conftest import JDK17, agent_path, jfr_tool, report_json, run
 from test_attach import Target as JvmTarget, java_methods
 from test_attach_native import Target, finished_ok, left_in_tmp, program, recorded_pids, sampled_functions, target  # noqa: F401 (fixtures)
 
@@ -127,22 +128,26 @@ def test_the_last_chunk_of_an_idle_target_is_written(nmprof, target, tmp_path):
 def test_no_chunk_at_all_is_an_error(nmprof, programs, tmp_path):
     """The target's /tmp is full: its agent cannot write a byte. Before, --loop wrote no
     chunk, said nothing and exited 0 (a hostile tester's break)."""
-    copy = shutil.copy(programs.c("paced_allocations.c"), "/var/tmp")
+    # The program and the agent where the target sees them (a build under /tmp is hidden
+    # there, and the agent's copy into its /tmp would fail first).
+    directory = tempfile.mkdtemp(dir="/var/tmp", prefix="nmprof-e2e-")
+    os.chmod(directory, 0o755)
+    copy = shutil.copy(programs.c("paced_allocations.c"), directory)
+    env = dict(os.environ, NMPROF_AGENT=shutil.copy(agent_path(), directory))
     paced = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh", "-c",
                               f"mount -t tmpfs -o size=4k tmpfs /tmp && exec {copy} 30 1000"],
                              stdout=subprocess.DEVNULL)
     try:
         time.sleep(0.5)
-        pid = int(subprocess.run(["pgrep", "-P", str(paced.pid)], capture_output=True, text=True).stdout or paced.pid)
-        result = run(nmprof, "attach", pid, "--loop", "1s", "--duration", "2.5", "-q", "-o", tmp_path / "c-%n.jfr",
-                     timeout=120)
+        result = run(nmprof, "attach", paced.pid, "--loop", "1s", "--duration", "2.5", "-q",
+                     "-o", tmp_path / "c-%n.jfr", env=env, timeout=120)
         assert result.returncode == 1, result.stderr
         assert "nmprof: no chunk was written: the agent wrote nothing readable" in result.stderr.splitlines()
         assert not list(tmp_path.iterdir())
     finally:
         paced.kill()
         paced.wait()
-        os.unlink(copy)
+        shutil.rmtree(directory)
 
 
 def test_a_jvm_gives_chunks_with_java_frames(nmprof, java_programs, tmp_path):
