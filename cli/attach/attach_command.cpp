@@ -46,6 +46,11 @@ namespace {
 
 constexpr double kMaxDuration = 365 * 24 * 3600;
 constexpr const char* kDefaultOutput = "nmprof-%p.jfr";
+
+// -o as given (%p, %t, and %n with --loop unexpanded), or the default.
+std::string output_pattern(const AttachOptions& options) {
+  return options.output.empty() ? kDefaultOutput : options.output;
+}
 constexpr double kMinTimeout = 0.001;  // a millisecond: requests wait in whole ones
 constexpr double kMaxTimeout = 24 * 3600;
 
@@ -431,7 +436,7 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
   if (options.loop.seconds) {
     if (uploader) uploader->keep_newest_chunks(options.loop.keep);
     recordings.let_files_close();
-    loop.emplace(LoopSettings{options.loop.seconds, options.output.empty() ? kDefaultOutput : options.output,
+    loop.emplace(LoopSettings{options.loop.seconds, output_pattern(options),
                               options.loop.keep, options.keep_jfr, options.quiet, options.top, std::nullopt,
                               report::kDefaultConfidence, "", "live at end"},
                  recordings, started_nanos, uploader);
@@ -658,14 +663,12 @@ void add_attach_command(CLI::App& app, AttachOptions& options) {
 }
 
 int attach_command(const AttachOptions& options) {
-  std::string output = expand_path_template(options.output.empty() ? kDefaultOutput : options.output, options.pid,
-                                            local_time_text(time(nullptr)));
+  std::string output = expand_path_template(output_pattern(options), options.pid, local_time_text(time(nullptr)));
   std::string error;
   if (options.loop.seconds && !options.action.empty())
     return fail(kExitUsage, "--loop writes chunks while a one-shot attach records: give no action (" + options.action +
                                 ")");
-  if (std::string problem = loop_problem(options.loop, options.output.empty() ? kDefaultOutput : options.output,
-                                         options.recording.max_size);
+  if (std::string problem = loop_problem(options.loop, output_pattern(options), options.recording.max_size);
       !problem.empty())
     return fail(kExitUsage, problem);
   bool starts = options.action.empty() || options.action == "start";

@@ -72,7 +72,7 @@ std::vector<uint8_t> RecordingWindows::cut(int64_t start_nanos, int64_t end_nano
     if (recording.damaged) continue;
     if (recording.fd < 0) {
       // New, or its process ended (its blocks are gone) and nothing came since.
-      if (!recording.pending && !grew_since_read(name, recording)) continue;
+      if (!recording.ran_past_last_cut && !grew_since_read(name, recording)) continue;
       recording.fd = files_.open_file(name);
       if (recording.fd < 0) {
         warnings->push_back(name + " left out: " + safe_file::error_text(recording.fd));
@@ -102,12 +102,11 @@ std::vector<uint8_t> RecordingWindows::cut(int64_t start_nanos, int64_t end_nano
     }
     recording.ran_past_last_cut = runs_on;
     // Its process ended: closed until it grows, or, if it wrote after this window's
-    // end, until the next window takes the rest.
+    // end (it ran past it), until the next window takes the rest.
     if (!running) {
       close(recording.fd);
       recording.fd = -1;
-      recording.pending = !written_before_end;
-      if (!recording.pending && !recording.released) finished_.push_back(name);
+      if (!runs_on && !recording.released) finished_.push_back(name);
     }
   }
   return out;

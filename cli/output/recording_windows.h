@@ -41,8 +41,9 @@ class RecordingWindows {
     // one; an agent that could not lock it looks ended).
     int fd = -1;
     uint64_t read_to = 0;  // the end of its last complete chunk read
-    bool pending = false;  // closed with samples made after the last window's end
-    bool ran_past_last_cut = false;  // its last image ran on past the last window's end
+    // Its last image ran on past the last window's end: the next window has its end (and,
+    // closed, what it wrote after that end) though nothing may come in it.
+    bool ran_past_last_cut = false;
     bool released = false;
     std::vector<ChunkWindow> images;  // one per chunk of the file, in file order
     bool damaged = false;
