@@ -9,6 +9,7 @@ import math
 import re
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -175,14 +176,48 @@ def test_keep_leaves_the_newest_pprof_chunks_and_each_opens_in_go_tool_pprof(nmp
 
 def test_a_chunk_that_cannot_be_written_does_not_block_the_next(nmprof, programs, tmp_path):
     """A directory at chunk 1's name: chunk 1 is lost (said so; the recordings are kept)
-    but the chunks after it are written, each under a name of its own."""
+    but the chunks after it are written, each under a name of its own. The kept
+    recording, from which what chunk 0 holds was punched out, reads in the JDK's jfr,
+    and with chunk 0 it holds every sample: nothing recorded is lost."""
     (tmp_path / "c-1.jfr").mkdir()
-    result = run(nmprof, "run", "--loop", "1s", "-q", "-o", tmp_path / "c-%n.jfr", "--",
+    result = run(nmprof, "run", "--loop", "1s", "-q", "--nativemem", "0", "-o", tmp_path / "c-%n.jfr", "--",
                  programs.c("paced_allocations.c"), 3.5, 100)
     assert result.returncode == 1, result.stderr
     assert result.stderr.count("chunk 1 was not written") == 1, result.stderr
     assert (tmp_path / "c-0.jfr").is_file() and (tmp_path / "c-2.jfr").is_file(), result.stderr
     assert "recordings are kept in" in result.stderr
+    truth = int(dict(line.split() for line in result.stdout.splitlines())["paced_site"])
+    [kept] = tmp_path.glob(".nmprof-*/*.jfr")
+    summary = subprocess.run([str(jfr_tool()), "summary", str(kept)], capture_output=True, text=True)
+    assert summary.returncode == 0 and re.search(r"profiler\.Malloc\s+[1-9]", summary.stdout), summary
+    first, rest = (report_json(nmprof, f, "--top", "100") for f in (tmp_path / "c-0.jfr", kept))
+    assert site_bytes(first, "paced_site") > 0 and site_bytes(rest, "paced_site") < truth
+    assert site_bytes(first, "paced_site") + site_bytes(rest, "paced_site") == truth
+
+
+def test_the_recording_gives_back_its_disk_space_while_the_program_runs(nmprof, programs, tmp_path):
+    """A service looped for weeks: its agent's recording grows by every sample, but what
+    the written chunks hold is punched out of it: the file's size grows, the space it
+    takes on disk does not."""
+    proc = subprocess.Popen([str(nmprof), "run", "--loop", "1s", "--nativemem", "0", "-q",
+                             "-o", str(tmp_path / "c-%n.jfr"), "--", str(programs.c("paced_allocations.c")), "9", "100"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    largest = (0, 0)  # size, bytes on disk
+    while proc.poll() is None:
+        for f in tmp_path.glob(".nmprof-*/*.jfr"):
+            try:
+                st = f.stat()
+            except FileNotFoundError:
+                continue
+            largest = max(largest, (st.st_size, st.st_blocks * 512))
+        time.sleep(0.2)
+    stdout, stderr = proc.communicate()
+    assert proc.returncode == 0 and "warning" not in stderr, stderr
+    size, on_disk = largest
+    assert size > 4_000_000 and on_disk < 0.5 * size, largest
+    truth = int(dict(line.split() for line in stdout.splitlines())["paced_site"])
+    merged = report_json(nmprof, *tmp_path.glob("c-*.jfr"), "--top", "100")
+    assert site_bytes(merged, "paced_site") == truth
 
 
 def test_keep_does_not_remove_what_nmprof_did_not_write(nmprof, programs, tmp_path):

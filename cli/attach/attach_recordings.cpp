@@ -210,6 +210,11 @@ int AttachRecordings::open_file(const std::string& name) const {
   return file ? readable(*file).release() : -ENOENT;
 }
 
+int AttachRecordings::open_writable(const std::string& name) const {
+  if (!find(name)) return -ENOENT;
+  return safe_file::open_owned(tmp_.dir.get(), name.c_str(), O_RDWR, target_.status.euid);
+}
+
 std::optional<uint64_t> AttachRecordings::size_of(const std::string& name) const {
   struct stat st;
   const File* file = find(name);

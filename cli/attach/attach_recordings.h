@@ -87,6 +87,7 @@ class AttachRecordings final : public RecordingFiles {
   // RecordingFiles: those gathered now (names() gathers).
   std::vector<std::string> names() override;
   int open_file(const std::string& name) const override;
+  int open_writable(const std::string& name) const override;
   std::optional<uint64_t> size_of(const std::string& name) const override;
   void release(const std::string& name) override;
 

@@ -142,8 +142,15 @@ void ChunkWindow::take(std::span<const uint8_t> header, std::span<const uint8_t>
     if (size < head_length || size > records.size() - offset) throw jfr::FormatError("a record runs past its chunk");
     offset += size;
     Record record(at, at + size);
+    size_t source_offset = taken_;
     taken_ += size;
     grew_ = true;
+    bool droppable = type == jfr::schema::kStatisticsEvent || type == jfr::schema::kMallocEvent ||
+                     type == jfr::schema::kFreeEvent;
+    if (droppable && !droppable_.empty() && droppable_.back().end == source_offset)
+      droppable_.back().end = taken_;
+    else if (droppable)
+      droppable_.push_back({source_offset, taken_});
     if (type == kMetadataRecord) {
       metadata_ = std::move(record);
     } else if (type == kCheckpointRecord) {
@@ -155,7 +162,7 @@ void ChunkWindow::take(std::span<const uint8_t> header, std::span<const uint8_t>
       // startTime, eventThread, stackTrace, address; a Free's newAddress.
       Fields fields = varints(at + head_length, at + size, malloc ? 4 : 5);
       arrived_.push_back({static_cast<int64_t>(fields[0]), fields[3], malloc ? 0 : fields[4], malloc, false,
-                          std::move(record)});
+                          source_offset, std::move(record)});
     } else {
       descriptions_.push_back(std::move(record));
     }
@@ -254,6 +261,30 @@ void ChunkWindow::cut(int64_t start_nanos, int64_t end_nanos, int64_t until_nano
   put_be64(h + 48, static_cast<uint64_t>(ticks_at(start_nanos)));  // the clock moved to the start
   put_be64(h + 56, static_cast<uint64_t>(source.ticks_per_second));
   std::copy(header_.begin() + 64, header_.end(), h + 64);  // file state and flags
+}
+
+int64_t ChunkWindow::written_until_nanos() const {
+  if (header_.empty()) return INT64_MAX;
+  jfr::ChunkHeader source = jfr::parse_chunk_header(header_);
+  return source.start_nanos + source.duration_nanos;
+}
+
+std::vector<ChunkWindow::ByteRange> ChunkWindow::let_go() {
+  // Everything before the first sample or free still waiting for a window.
+  size_t bound = taken_;
+  for (const std::vector<Sampled>* waiting : {&arrived_, &unpaired_})
+    for (const Sampled& event : *waiting) bound = std::min(bound, event.offset);
+  std::vector<ByteRange> out;
+  auto run = droppable_.begin();
+  for (; run != droppable_.end() && run->begin < bound; ++run) {
+    out.push_back({run->begin, std::min(run->end, bound)});
+    if (run->end > bound) {
+      run->begin = bound;
+      break;
+    }
+  }
+  droppable_.erase(droppable_.begin(), run);
+  return out;
 }
 
 }  // namespace nmprof::cli

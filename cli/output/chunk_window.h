@@ -22,6 +22,11 @@
 // samples) goes to the first window cut after it appeared, so that each sample is in
 // exactly one window and nothing is lost or counted twice at a boundary. Blocks are
 // followed by address, in time order, as the report's live tracker follows them.
+//
+// What the windows need of the source is kept in memory, so the source's samples,
+// frees and statistics can go from the file once every window that holds them is
+// written (let_go(); punched_records.h): a recording that runs for weeks stays small
+// on disk.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +56,17 @@ class ChunkWindow {
   // yet. `runs_on`: the process image runs past the window's end, which the chunk says
   // (schema::kChunkSetting): its recording not ending with it is then no loss.
   void cut(int64_t start_nanos, int64_t end_nanos, int64_t until_nanos, bool runs_on, std::vector<uint8_t>& out);
+  // When the source chunk was last written to, as its header says (its writer patches
+  // the duration at every append); INT64_MAX before a header was taken.
+  int64_t written_until_nanos() const;
+
+  struct ByteRange {  // offsets from the source chunk's start
+    size_t begin, end;
+  };
+  // Runs of the source's samples, frees and statistics that the windows cut so far
+  // took in (a later window's share, and a free not paired yet, are not): what the
+  // source may let go of once those windows are written. Each byte once, in order.
+  std::vector<ByteRange> let_go();
 
  private:
   using Record = std::vector<uint8_t>;
@@ -60,6 +76,7 @@ class ChunkWindow {
     uint64_t new_address;  // a Free's realloc move; 0: a free
     bool malloc;
     bool retried;  // unpaired at a cut before
+    size_t offset;  // in the source chunk
     Record record;
   };
   // A sampled block: its profiler.Malloc (of an earlier window: its
@@ -88,6 +105,7 @@ class ChunkWindow {
   // Frees whose block had not appeared yet (another stripe's sample, written in a
   // later append), tried again at the next cut.
   std::vector<Sampled> unpaired_;
+  std::vector<ByteRange> droppable_;  // samples', frees' and statistics' runs not let go yet
 };
 
 }  // namespace nmprof::cli

@@ -3,6 +3,8 @@
 // agent writes in the target's /tmp (attach_recordings.h). One file per process.
 #pragma once
 
+#include <fcntl.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -19,6 +21,8 @@ class RecordingFiles {
   virtual std::vector<std::string> names() = 0;
   // Opens one for reading: a descriptor of the caller's, or a negative safe_file error.
   virtual int open_file(const std::string& name) const = 0;
+  // The same, for writing too: what the chunks hold is punched out of it.
+  virtual int open_writable(const std::string& name) const = 0;
   // Its size now; nullopt when it is gone.
   virtual std::optional<uint64_t> size_of(const std::string& name) const = 0;
   // Its process has ended and chunks written hold all of it: it may go (run keeps its
@@ -32,6 +36,7 @@ class StagedRecordings final : public RecordingFiles {
   explicit StagedRecordings(const StagingDirectory& staging) : staging_(staging) {}
   std::vector<std::string> names() override { return staging_.names(".jfr"); }
   int open_file(const std::string& name) const override { return staging_.open_file(name); }
+  int open_writable(const std::string& name) const override { return staging_.open_file(name, O_RDWR); }
   std::optional<uint64_t> size_of(const std::string& name) const override;
 
  private:

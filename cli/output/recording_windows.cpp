@@ -1,8 +1,10 @@
 #include "cli/output/recording_windows.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstring>
+
+#include "cli/output/punched_records.h"
 #include "cli/output/recording_merge.h"
 #include "common/exit_watch_lock.h"
 #include "common/safe_file.h"
@@ -24,13 +26,6 @@ bool read_at(int fd, uint64_t offset, size_t length, std::vector<uint8_t>& out) 
   return true;
 }
 
-// When the file was last written, on the wall clock the windows are told in.
-int64_t last_written_nanos(int fd) {
-  struct stat file;
-  if (fstat(fd, &file) != 0) return INT64_MAX;
-  return static_cast<int64_t>(file.st_mtim.tv_sec) * 1'000'000'000 + file.st_mtim.tv_nsec;
-}
-
 }  // namespace
 
 RecordingWindows::~RecordingWindows() {
@@ -48,7 +43,10 @@ void RecordingWindows::read_new(Recording& recording) {
     jfr::ChunkHeader parsed = jfr::parse_chunk_header(header);
     // A chunk whose first write is not complete yet (its header is patched last).
     if (parsed.size < jfr::kChunkHeaderSize || parsed.metadata_offset == 0) break;
-    if (image == recording.images.size()) recording.images.emplace_back();
+    if (image == recording.images.size()) {
+      recording.images.emplace_back();
+      recording.image_starts.push_back(offset);
+    }
     ChunkWindow& window = recording.images[image];
     if (parsed.size > window.taken()) {
       if (!read_at(recording.fd, offset + window.taken(), parsed.size - window.taken(), records)) break;
@@ -90,9 +88,10 @@ std::vector<uint8_t> RecordingWindows::cut(int64_t start_nanos, int64_t end_nano
     // The image that runs now, or ran past the last window's end (it ended in this
     // window, having written nothing since: an attach's agent that was stopped),
     // carries its live set on, whether it sampled or not. An exit watch may still make
-    // the last write of one that ended. One that wrote after the window's end ran past it.
+    // the last write of one that ended. One that wrote after the window's end ran past
+    // it (its header says when it last wrote: the file's mtime is also that of punches).
     bool running = still_recording(recording.fd) || exit_watch_lock::held(recording.fd);
-    bool written_before_end = last_written_nanos(recording.fd) < end_nanos;
+    bool written_before_end = recording.images.empty() || recording.images.back().written_until_nanos() < end_nanos;
     bool runs_on = running || !written_before_end;
     for (size_t i = 0; i < recording.images.size(); i++) {
       ChunkWindow& window = recording.images[i];
@@ -112,7 +111,23 @@ std::vector<uint8_t> RecordingWindows::cut(int64_t start_nanos, int64_t end_nano
   return out;
 }
 
-void RecordingWindows::release_finished() {
+void RecordingWindows::let_go_written(std::vector<std::string>* warnings) {
+  for (auto& [name, recording] : recordings_) {
+    // Only the files of running processes: an ended one's goes whole soon.
+    if (!punching_ || recording.fd < 0 || recording.damaged) continue;
+    int fd = files_.open_writable(name);
+    if (fd < 0) continue;  // its process is ending: the next time
+    for (size_t i = 0; i < recording.images.size() && punching_; i++)
+      for (ChunkWindow::ByteRange range : recording.images[i].let_go()) {
+        int error = punch_out_records(fd, recording.image_starts[i] + range.begin, recording.image_starts[i] + range.end);
+        if (error == 0) continue;
+        warnings->push_back("the recordings cannot give back the disk space of what the chunks hold (" +
+                            std::string(strerror(-error)) + "): they grow on disk while the processes run");
+        punching_ = false;
+        break;
+      }
+    close(fd);
+  }
   for (const std::string& name : finished_) {
     Recording& recording = recordings_[name];
     if (recording.fd >= 0 || recording.released) continue;  // it grew again since (an exec)

@@ -31,8 +31,10 @@ class RecordingWindows {
   // named in one line of *warnings and left out from then on.
   std::vector<uint8_t> cut(int64_t start_nanos, int64_t end_nanos, bool last, std::vector<std::string>* warnings);
   // The windows cut so far are written: the recordings of processes that have ended,
-  // all of whose records they hold, are released (RecordingFiles::release).
-  void release_finished();
+  // all of whose records they hold, are released (RecordingFiles::release), and the
+  // others give back the disk space of what the windows took in (punched_records.h).
+  // A file system that cannot is named once in *warnings.
+  void let_go_written(std::vector<std::string>* warnings);
 
  private:
   struct Recording {
@@ -46,6 +48,7 @@ class RecordingWindows {
     bool ran_past_last_cut = false;
     bool released = false;
     std::vector<ChunkWindow> images;  // one per chunk of the file, in file order
+    std::vector<uint64_t> image_starts;  // where their chunks begin in the file
     bool damaged = false;
   };
   // Takes what the agent appended since the last cut.
@@ -56,6 +59,7 @@ class RecordingWindows {
   RecordingFiles& files_;
   std::map<std::string, Recording> recordings_;  // by file name
   std::vector<std::string> finished_;  // ended, and all in the windows cut: released once written
+  bool punching_ = true;  // until the file system says it cannot
 };
 
 }  // namespace nmprof::cli

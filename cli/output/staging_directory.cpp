@@ -77,8 +77,8 @@ std::vector<std::string> StagingDirectory::names(const std::string& suffix) cons
   return found;
 }
 
-int StagingDirectory::open_file(const std::string& name) const {
-  int fd = openat(fd_, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+int StagingDirectory::open_file(const std::string& name, int access) const {
+  int fd = openat(fd_, name.c_str(), access | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return -errno;
   if (int bad = safe_file::check_owned_regular(fd, geteuid())) {
     close(fd);

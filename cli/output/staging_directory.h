@@ -7,6 +7,8 @@
 // files of ours with one link.
 #pragma once
 
+#include <fcntl.h>
+
 #include <string>
 #include <vector>
 
@@ -33,9 +35,9 @@ class StagingDirectory {
 
   // The names of the entries ending in `suffix`.
   std::vector<std::string> names(const std::string& suffix) const;
-  // Opens the entry `name` for reading: a regular file of ours with a single link, or
-  // a negative safe_file error.
-  int open_file(const std::string& name) const;
+  // Opens the entry `name` for reading (or as `access` says): a regular file of ours
+  // with a single link, or a negative safe_file error.
+  int open_file(const std::string& name, int access = O_RDONLY) const;
   // Deletes the entries and the directory.
   void remove();
 

@@ -22,6 +22,15 @@ int64_t wall_clock_nanos() {
       .count();
 }
 
+namespace {
+
+void print_warnings(std::vector<std::string>& warnings) {
+  for (const auto& warning : warnings) std::cerr << "nmprof: warning: " << text::escape_controls(warning) << "\n";
+  warnings.clear();
+}
+
+}  // namespace
+
 RecordingLoop::RecordingLoop(LoopSettings settings, RecordingFiles& files, int64_t started_nanos,
                              upload::Uploader* uploader)
     : settings_(std::move(settings)),
@@ -86,7 +95,7 @@ int RecordingLoop::finish(int64_t ended_nanos) {
 int RecordingLoop::write_chunk(int64_t end_nanos, bool last) {
   std::vector<std::string> warnings;
   std::vector<uint8_t> bytes = windows_.cut(window_start_, end_nanos, last, &warnings);
-  for (const auto& warning : warnings) std::cerr << "nmprof: warning: " << text::escape_controls(warning) << "\n";
+  print_warnings(warnings);
   if (bytes.empty()) return 0;  // nothing recorded yet: the window goes on
 
   std::string output = chunk_path(settings_.output, number_, pid_, local_time_text(window_start_ / 1'000'000'000));
@@ -113,7 +122,11 @@ int RecordingLoop::write_chunk(int64_t end_nanos, bool last) {
   int delivered = report::deliver_recording(delivery, std::cerr);
   if (uploader_) uploader_->send(std::move(requests), delivered != kExitFailure);
   if (delivered == kExitFailure) failed_ = true;
-  if (!failed_) windows_.release_finished();  // after a failure, every recording is kept
+  // After a failure, every recording is kept from then on.
+  if (!failed_) {
+    windows_.let_go_written(&warnings);
+    print_warnings(warnings);
+  }
   std::vector<std::string> files = {output};
   if (settings_.keep_jfr && recording != output) files.push_back(recording);
   written_.push_back(std::move(files));

@@ -39,6 +39,9 @@ enum TypeId : uint64_t {
   kTagEvent = 125,
   kModuleEvent = 126,
   kLiveMallocEvent = 119,  // below 128: its id is one byte, as profiler.Malloc's (chunk_window.h)
+  // Declared by no metadata, so that every reader skips it: records a looping session
+  // has dropped from a recording (cli/output/punched_records.h).
+  kDroppedRecords = 99,
 
   kLabel = 201,
   kCategory = 202,

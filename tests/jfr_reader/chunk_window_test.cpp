@@ -1,16 +1,20 @@
 // The windows of a looping recording (cli/output/chunk_window.h), cut from a chunk
 // that grows as the agent's does, each read back as the report reads a chunk file;
-// and the chunk files' names (cli/output/chunk_path.h).
+// the disk space they give back (cli/output/punched_records.h); and the chunk files'
+// names (cli/output/chunk_path.h).
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <span>
 
 #include "cli/output/chunk_path.h"
 #include "cli/output/chunk_window.h"
+#include "cli/output/punched_records.h"
 #include "formats/jfr/nmprof_schema.h"
 #include "formats/jfr/reading/chunk_header.h"
+#include "formats/jfr/varint.h"
 #include "profile/jfr_profile.h"
 #include "tests/jfr_reader/test_recordings.h"
 
@@ -223,6 +227,77 @@ TEST_F(ChunkWindows, AFreeWrittenBeforeItsSampleIsPairedWhenTheSampleComes) {
   EXPECT_DOUBLE_EQ(allocated_bytes(second), 500);
   EXPECT_DOUBLE_EQ(live_bytes(second), 0);
   EXPECT_EQ(second.matched_frees(), 1u);
+}
+
+// The type of the record at `offset` of the recording at `path`.
+uint64_t record_type(const std::string& path, size_t offset) {
+  std::vector<uint8_t> bytes = testing::read_file(path);
+  uint64_t size = 0, type = 0;
+  size_t n = jfr::decode_varint(bytes.data() + offset, bytes.data() + bytes.size(), size);
+  jfr::decode_varint(bytes.data() + offset + n, bytes.data() + bytes.size(), type);
+  return type;
+}
+
+TEST_F(ChunkWindows, LetsGoOfTheSamplesAndFreesOfWrittenWindowsOnly) {
+  EXPECT_TRUE(window_.let_go().empty());  // nothing taken yet
+  malloc(10, 0xA000, 100);
+  chunk_->free(kStart + 30, thread_, 0xA000);
+  malloc(150, 0xB000, 200);  // the second window's
+  append(160);
+  size_t second_window_sample = window_.taken();
+  malloc(170, 0xC000, 300);
+  chunk_->stack({{"g", "app"}});  // a new stack: a checkpoint ends the run
+  append(180);
+  cut(window_, 0, 100);
+  std::vector<ChunkWindow::ByteRange> first = window_.let_go();
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(record_type(path_, first[0].begin), jfr::schema::kMallocEvent);
+  EXPECT_LT(first[0].end, second_window_sample);  // not B, which no window has taken yet
+  EXPECT_TRUE(window_.let_go().empty());  // once
+
+  cut(window_, 100, 200, true);
+  std::vector<ChunkWindow::ByteRange> second = window_.let_go();
+  ASSERT_FALSE(second.empty());
+  EXPECT_EQ(second[0].begin, first[0].end);
+  for (ChunkWindow::ByteRange range : second) {
+    uint64_t type = record_type(path_, range.begin);
+    EXPECT_TRUE(type == jfr::schema::kMallocEvent || type == jfr::schema::kFreeEvent ||
+                type == jfr::schema::kStatisticsEvent) << type;
+  }
+}
+
+TEST_F(ChunkWindows, TheRecordingGivesBackTheSpaceOfWhatWasLetGoAndStillReads) {
+  // Enough samples for whole blocks: each is some 30 bytes.
+  for (int i = 0; i < 4000; i++) malloc(10 + i / 100, 0x10000 + 16 * i, 10);
+  append(40);
+  malloc(250, 0xF000, 77);  // after the window: it stays
+  append(260);
+  struct stat before;
+  ASSERT_EQ(fstat(fd_, &before), 0);
+  cut(window_, 0, 100);
+  uint64_t let_go = 0;
+  for (ChunkWindow::ByteRange range : window_.let_go()) {
+    int error = cli::punch_out_records(fd_, range.begin, range.end);
+    if (error == -EOPNOTSUPP) GTEST_SKIP() << "this file system cannot punch holes";
+    ASSERT_EQ(error, 0) << strerror(-error);
+    let_go += range.end - range.begin;
+  }
+  struct stat after;
+  ASSERT_EQ(fstat(fd_, &after), 0);
+  EXPECT_EQ(after.st_size, before.st_size);
+  EXPECT_GT(let_go, 100'000u);
+  EXPECT_LT(after.st_blocks * 512, before.st_blocks * 512 - static_cast<blkcnt_t>(let_go) + 2 * after.st_blksize);
+
+  // The agent appends on; the windows and the recording itself read as before, less
+  // what was let go.
+  malloc(270, 0xE000, 33);
+  append(280);
+  Profile last = cut(window_, 100, 300, true);
+  EXPECT_DOUBLE_EQ(allocated_bytes(last), 77 + 33);
+  EXPECT_DOUBLE_EQ(live_bytes(last), 4000 * 10 + 77 + 33);
+  Profile file = profile::read_profile(path_);
+  EXPECT_TRUE(file.warnings.empty()) << file.warnings[0];
+  EXPECT_DOUBLE_EQ(allocated_bytes(file), 77 + 33);
 }
 
 TEST(ChunkPath, ExpandsTheNumberBesideThePidTheTimeAndPercent) {
