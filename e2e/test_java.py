@@ -190,3 +190,21 @@ def test_sigterm_through_nmprof_shuts_the_jvm_down_with_its_recording(nmprof, ja
     # The JVM ends by its shutdown sequence (exit status 143), which writes the recording.
     assert proc.returncode == 143, stderr
     assert len(deflate_samples(out, jdk)) > 50
+
+
+@JDKS
+def test_loop_cuts_a_jvm_into_chunks_that_add_up(nmprof, java_programs, tmp_path, jdk):
+    """run --loop on a JVM: several chunks, each opening in the JDK's own jfr, that
+    together give zlib's quarter of a MiB per Deflater."""
+    count = 200_000
+    result = run(nmprof, "run", "--loop", "1s", "--nativemem", "64k", "-q", "-o", tmp_path / "c-%n.jfr", "--",
+                 *java_programs.command(jdk, "deflater", count), check=0, timeout=300)
+    files = sorted(tmp_path.glob("c-*.jfr"))
+    assert len(files) >= 2 and "warning" not in result.stderr, result.stderr
+    for f in files:
+        summary = subprocess.run([str(jfr_tool(jdk)), "summary", str(f)], capture_output=True, text=True)
+        assert summary.returncode == 0, (f, summary.stderr)
+    merged = report_json(nmprof, *files, "--top", "100")
+    deflating = sum(s["estimated_bytes"] for s in merged["stacks"]
+                    if any(f["function"] == "deflate" and f["container"] == "NativeMemoryApp" for f in s["frames"]))
+    assert 150_000 < deflating / count < 400_000, deflating / count
