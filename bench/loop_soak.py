@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""`run --loop` over a long run: nmprof's own memory (VmRSS) and descriptors, read
-every second, stay flat while chunks are cut; the chunks, read together, add up to
-what the program allocated. The program is e2e/programs/paced_allocations.c (4 KiB
+"""`run --loop` over a long run: nmprof's own memory (VmRSS) and descriptors, and
+the disk space the agent's recording takes (what the written chunks hold is punched
+out of it), read every second, stay flat while chunks are cut; the chunks, read
+together, add up to what the program allocated. The program is e2e/programs/paced_allocations.c (4 KiB
 blocks allocated and freed at a steady pace, 64 KiB blocks each held 1.5 s, a leak at
 its start).
 
     bench/loop_soak.py --build build [--seconds 600] [--period 10]
 
-Prints nmprof's RSS and descriptor count over the run (first reading after the first
-chunk, last, highest), the chunks' sizes, and each site's bytes from
+Prints nmprof's RSS and descriptor count and the recording's size and space on disk
+over the run (first reading after the first chunk, last, highest), the chunks' sizes, and each site's bytes from
 `nmprof report chunk-*.jfr` against the program's own count.
 """
 
@@ -23,12 +24,15 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def status_of(pid):
-    """nmprof's VmRSS (KiB) and open descriptors, or None once it is gone."""
+def status_of(pid, chunks):
+    """nmprof's VmRSS (KiB) and open descriptors, and the size and the space on disk
+    (bytes) of the agent's recording; None once nmprof is gone."""
     try:
         rss = next(int(line.split()[1]) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
                    if line.startswith("VmRSS:"))
-        return rss, len(list(Path(f"/proc/{pid}/fd").iterdir()))
+        fds = len(list(Path(f"/proc/{pid}/fd").iterdir()))
+        recording = next(chunks.glob(".nmprof-*/*.jfr")).stat()
+        return rss, fds, recording.st_size, recording.st_blocks * 512
     except (FileNotFoundError, ProcessLookupError, StopIteration):
         return None
 
@@ -43,10 +47,10 @@ def soak(nmprof, seconds, period, work):
                              "-o", str(chunks / "c-%n.jfr"),
                              "--", str(program), str(seconds), "1000000"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    readings = []  # (seconds since start, rss KiB, fds)
+    readings = []  # (seconds since start, rss KiB, fds, recording's size, its space on disk)
     begun = time.monotonic()
     while proc.poll() is None:
-        status = status_of(proc.pid)
+        status = status_of(proc.pid, chunks)
         if status:
             readings.append((time.monotonic() - begun, *status))
         time.sleep(1)
@@ -72,6 +76,9 @@ def main():
         print(f"nmprof RSS: {settled[0][1] / 1024:.1f} MiB after the first chunk, {settled[-1][1] / 1024:.1f} MiB "
               f"at the end, at most {max(r[1] for r in settled) / 1024:.1f} MiB ({len(readings)} readings)")
         print(f"nmprof descriptors: {min(r[2] for r in settled)} to {max(r[2] for r in settled)}")
+        print(f"the agent's recording: {settled[-1][3] / 2**20:.1f} MiB in size at the end, on disk "
+              f"{settled[0][4] / 2**20:.2f} MiB after the first chunk, {settled[-1][4] / 2**20:.2f} MiB at the end, "
+              f"at most {max(r[4] for r in settled) / 2**20:.2f} MiB")
         sizes = [f.stat().st_size for f in files]
         print(f"chunk sizes: first {sizes[0]} B, middle {sizes[len(sizes) // 2]} B, last {sizes[-1]} B")
         samples = merged["allocated"]["samples"]
