@@ -34,7 +34,7 @@
 #include "cli/output/recording_merge.h"
 #include "cli/report/report_command.h"
 #include "cli/run/profile_signals.h"
-#include "cli/run/recording_loop.h"
+#include "cli/chunks/recording_loop.h"
 #include "cli/signals.h"
 #include "cli/upload/uploader.h"
 #include "common/safe_file.h"

@@ -27,7 +27,7 @@
 #include "attach/result.h"
 #include "attach/target_process.h"
 #include "attach/target_tmp.h"
-#include "cli/output/recording_files.h"
+#include "cli/chunks/recording_files.h"
 
 namespace nmprof::cli {
 

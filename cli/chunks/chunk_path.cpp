@@ -1,4 +1,4 @@
-#include "cli/output/chunk_path.h"
+#include "cli/chunks/chunk_path.h"
 
 #include "protocol/agent_options.h"
 

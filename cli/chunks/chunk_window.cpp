@@ -1,4 +1,4 @@
-#include "cli/output/chunk_window.h"
+#include "cli/chunks/chunk_window.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "cli/output/punched_records.h"
+#include "cli/chunks/punched_records.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

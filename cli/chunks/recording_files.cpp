@@ -1,4 +1,4 @@
-#include "cli/output/recording_files.h"
+#include "cli/chunks/recording_files.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "cli/run/recording_loop.h"
+#include "cli/chunks/recording_loop.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <iostream>
 
 #include "cli/exit_codes.h"
-#include "cli/output/chunk_path.h"
+#include "cli/chunks/chunk_path.h"
 #include "cli/output/output_writer.h"
 #include "cli/report/report_command.h"
 #include "formats/text/utf8.h"

@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "cli/output/recording_windows.h"
+#include "cli/chunks/recording_windows.h"
 #include "cli/upload/uploader.h"
 
 namespace nmprof::cli {

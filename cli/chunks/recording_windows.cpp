@@ -1,10 +1,10 @@
-#include "cli/output/recording_windows.h"
+#include "cli/chunks/recording_windows.h"
 
 #include <unistd.h>
 
 #include <cstring>
 
-#include "cli/output/punched_records.h"
+#include "cli/chunks/punched_records.h"
 #include "cli/output/recording_merge.h"
 #include "common/exit_watch_lock.h"
 #include "common/safe_file.h"

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/output/chunk_window.h"
-#include "cli/output/recording_files.h"
+#include "cli/chunks/chunk_window.h"
+#include "cli/chunks/recording_files.h"
 
 namespace nmprof::cli {
 

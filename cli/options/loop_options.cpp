@@ -4,7 +4,7 @@
 
 #include "cli/options/count_check.h"
 #include "cli/options/seconds_option.h"
-#include "cli/output/chunk_path.h"
+#include "cli/chunks/chunk_path.h"
 
 namespace nmprof::cli {
 namespace {

@@ -23,7 +23,7 @@
 #include "cli/report/report_command.h"
 #include "cli/run/child_process.h"
 #include "cli/run/profile_signals.h"
-#include "cli/run/recording_loop.h"
+#include "cli/chunks/recording_loop.h"
 #include "cli/run/program_check.h"
 #include "cli/run/seccomp_probe.h"
 #include "cli/run/surviving_processes.h"

@@ -40,7 +40,7 @@ enum TypeId : uint64_t {
   kModuleEvent = 126,
   kLiveMallocEvent = 119,  // below 128: its id is one byte, as profiler.Malloc's (chunk_window.h)
   // Declared by no metadata, so that every reader skips it: records a looping session
-  // has dropped from a recording (cli/output/punched_records.h).
+  // has dropped from a recording (cli/chunks/punched_records.h).
   kDroppedRecords = 99,
 
   kLabel = 201,

@@ -1,7 +1,7 @@
-// The windows of a looping recording (cli/output/chunk_window.h), cut from a chunk
+// The windows of a looping recording (cli/chunks/chunk_window.h), cut from a chunk
 // that grows as the agent's does, each read back as the report reads a chunk file;
-// the disk space they give back (cli/output/punched_records.h); and the chunk files'
-// names (cli/output/chunk_path.h).
+// the disk space they give back (cli/chunks/punched_records.h); and the chunk files'
+// names (cli/chunks/chunk_path.h).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -9,9 +9,9 @@
 
 #include <span>
 
-#include "cli/output/chunk_path.h"
-#include "cli/output/chunk_window.h"
-#include "cli/output/punched_records.h"
+#include "cli/chunks/chunk_path.h"
+#include "cli/chunks/chunk_window.h"
+#include "cli/chunks/punched_records.h"
 #include "formats/jfr/nmprof_schema.h"
 #include "formats/jfr/reading/chunk_header.h"
 #include "formats/jfr/varint.h"
