@@ -265,6 +265,24 @@ def test_a_run_of_many_short_processes_holds_no_descriptor_for_each(nmprof, prog
     assert sum(site_bytes(r, "leak_at_start") for r in reports) == 80 * 100000
 
 
+def test_max_size_bounds_each_chunk_which_says_so_and_the_next_is_whole_again(nmprof, programs, tmp_path):
+    """--max-size under --loop: every chunk at most that size (the agent's own file is
+    not capped: every chunk has samples), each one cut short says it stopped growing at
+    --max-size, and the live view carries on whole: the leak of the start is in the last."""
+    leak = 1_000_000
+    result = run(nmprof, "run", "--loop", "1s", "--max-size", "128k", "--nativemem", "0", "-q",
+                 "-o", tmp_path / "c-%n.jfr", "--", programs.c("paced_allocations.c"), 3.5, leak, check=0)
+    files = sorted(tmp_path.glob("c-*.jfr"), key=lambda f: int(re.search(r"(\d+)", f.name).group(1)))
+    assert len(files) >= 4 and "warning" not in result.stderr, result.stderr
+    for f in files:
+        assert f.stat().st_size <= 128 * 1024, (f, f.stat().st_size)
+        report = report_json(nmprof, f, "--top", "100")
+        assert report["statistics"]["stopped_growing"] == 1, (f, report["statistics"])
+        assert site_bytes(report, "paced_site") > 0, f
+    last = report_json(nmprof, files[-1], "--live", "--top", "100")
+    assert site_bytes(last, "leak_at_start") == leak
+
+
 def test_a_process_that_outlives_the_command_is_named(nmprof, programs, tmp_path):
     leak = programs.c("paced_allocations.c")
     result = run(nmprof, "run", "--loop", "1s", "-q", "-o", tmp_path / "c-%n.jfr", "--",

@@ -407,6 +407,7 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
   std::string error;
   AttachRequest start = start_request(options, session, &error);
   if (!error.empty()) return fail(kExitUsage, error);
+  uint64_t chunk_limit = chunk_size_limit(options.loop, start.options);
   int64_t started_nanos = wall_clock_nanos();
   std::string expected = recording_of(start.options.file, session.target().nspid);
   attach::ProcessEnd end(session.pid());
@@ -437,7 +438,7 @@ int one_shot(const Session& session, const AttachOptions& options, const std::st
     if (uploader) uploader->keep_newest_chunks(options.loop.keep);
     recordings.let_files_close();
     loop.emplace(LoopSettings{options.loop.seconds, output_pattern(options),
-                              options.loop.keep, options.keep_jfr, options.quiet, options.top, std::nullopt,
+                              options.loop.keep, chunk_limit, options.keep_jfr, options.quiet, options.top, std::nullopt,
                               report::kDefaultConfidence, "", "live at end"},
                  recordings, started_nanos, uploader);
     loop->command_started(session.pid());
@@ -668,7 +669,7 @@ int attach_command(const AttachOptions& options) {
   if (options.loop.seconds && !options.action.empty())
     return fail(kExitUsage, "--loop writes chunks while a one-shot attach records: give no action (" + options.action +
                                 ")");
-  if (std::string problem = loop_problem(options.loop, output_pattern(options), options.recording.max_size);
+  if (std::string problem = loop_problem(options.loop, output_pattern(options));
       !problem.empty())
     return fail(kExitUsage, problem);
   bool starts = options.action.empty() || options.action == "start";

@@ -110,6 +110,37 @@ std::vector<uint8_t> live_malloc(const std::vector<uint8_t>& allocation, const s
   return sized(body);
 }
 
+// A sample's, move's or free's time: its first field.
+int64_t record_ticks(const std::vector<uint8_t>& record) {
+  return static_cast<int64_t>(varints(record.data(), record.data() + record.size(), 3)[2]);  // size, type, startTime
+}
+
+// What statistics re-encoded with a stop reason may add to their size.
+constexpr size_t kStoppedGrowingSlack = 16;
+
+// The nmprof.Statistics `record` with stoppedGrowing (its 12th field) set to `reason`;
+// as it is when it holds fewer fields.
+std::vector<uint8_t> with_stop(const std::vector<uint8_t>& record, uint64_t reason) {
+  constexpr size_t kFields = 13;  // type, startTime ... stoppedGrowing
+  const uint8_t* end = record.data() + record.size();
+  size_t size_length = 0;
+  varints(record.data(), end, 1, &size_length);
+  std::array<uint64_t, kFields> fields{};
+  const uint8_t* at = record.data() + size_length;
+  for (size_t i = 0; i < kFields; i++) {
+    size_t n = jfr::decode_varint(at, end, fields[i]);
+    if (n == 0) return record;
+    at += n;
+  }
+  fields[kFields - 1] = reason;
+  std::vector<uint8_t> body(kFields * 10);
+  size_t n = 0;
+  for (uint64_t value : fields) n += jfr::encode_varint(value, body.data() + n);
+  body.resize(n);
+  body.insert(body.end(), at, end);  // fields a later agent may add
+  return sized(body);
+}
+
 // The chunk setting (schema::kChunkSetting) of a window that ends at `ticks`.
 std::vector<uint8_t> chunk_setting(int64_t ticks, bool runs_on) {
   std::vector<uint8_t> body(4 * 10);
@@ -205,7 +236,7 @@ void ChunkWindow::follow(Sampled event) {
   live_.emplace(event.new_address, std::move(block));
 }
 
-void ChunkWindow::cut(int64_t start_nanos, int64_t end_nanos, int64_t until_nanos, bool runs_on,
+void ChunkWindow::cut(int64_t start_nanos, int64_t end_nanos, int64_t until_nanos, bool runs_on, size_t room,
                       std::vector<uint8_t>& out) {
   if (header_.empty()) return;
   jfr::ChunkHeader source = jfr::parse_chunk_header(header_);
@@ -239,14 +270,27 @@ void ChunkWindow::cut(int64_t start_nanos, int64_t end_nanos, int64_t until_nano
   }
   for (const Record& record : descriptions_) append(record);
   append(chunk_setting(ticks_at(end_nanos), runs_on));
-  if (!statistics_.empty()) append(statistics_);
-  for (const Record& record : ended_) append(record);
+  // Each live block as a later window restates it (and this one, for a block of an
+  // earlier window), in live_'s order.
+  std::vector<Record> restated;
+  size_t fixed = out.size() - chunk_start + statistics_.size() + kStoppedGrowingSlack;
+  for (const auto& [address, block] : live_) {
+    restated.push_back(live_malloc(block.allocation, block.moves.empty() ? nullptr : &block.moves.back()));
+    if (block.carried) fixed += restated.back().size();
+  }
+  int64_t left_out = first_left_out(room > fixed ? room - fixed : 0);
+  auto append_in_time = [&](const Record& record) {
+    if (left_out == INT64_MAX || record_ticks(record) < left_out) append(record);
+  };
+  if (!statistics_.empty())
+    append(left_out == INT64_MAX ? statistics_ : with_stop(statistics_, jfr::schema::kMaxSizeReached));
+  for (const Record& record : ended_) append_in_time(record);
+  size_t i = 0;
   for (auto& [address, block] : live_) {
-    if (!block.carried) append(block.allocation);
-    for (const Record& move : block.moves) append(move);
-    Record live = live_malloc(block.allocation, block.moves.empty() ? nullptr : &block.moves.back());
-    if (block.carried) append(live);
-    block = {std::move(live), {}, true};
+    if (!block.carried) append_in_time(block.allocation);
+    for (const Record& move : block.moves) append_in_time(move);
+    if (block.carried) append(restated[i]);
+    block = {std::move(restated[i++]), {}, true};
   }
   ended_.clear();
   grew_ = !arrived_.empty();  // what is left goes in the next window
@@ -267,6 +311,26 @@ int64_t ChunkWindow::written_until_nanos() const {
   if (header_.empty()) return INT64_MAX;
   jfr::ChunkHeader source = jfr::parse_chunk_header(header_);
   return source.start_nanos + source.duration_nanos;
+}
+
+int64_t ChunkWindow::first_left_out(size_t room) const {
+  std::vector<std::pair<int64_t, size_t>> records;  // time, size
+  size_t all = 0;
+  auto add = [&](const Record& record) {
+    records.emplace_back(record_ticks(record), record.size());
+    all += record.size();
+  };
+  for (const Record& record : ended_) add(record);
+  for (const auto& [address, block] : live_) {
+    if (!block.carried) add(block.allocation);
+    for (const Record& move : block.moves) add(move);
+  }
+  if (all <= room) return INT64_MAX;
+  std::sort(records.begin(), records.end());
+  size_t used = 0;
+  for (const auto& [ticks, size] : records)
+    if ((used += size) > room) return ticks;
+  return INT64_MAX;
 }
 
 std::vector<ChunkWindow::ByteRange> ChunkWindow::let_go() {

@@ -55,7 +55,13 @@ class ChunkWindow {
   // window's end; the last window takes them all). Nothing when no header was taken
   // yet. `runs_on`: the process image runs past the window's end, which the chunk says
   // (schema::kChunkSetting): its recording not ending with it is then no loss.
-  void cut(int64_t start_nanos, int64_t end_nanos, int64_t until_nanos, bool runs_on, std::vector<uint8_t>& out);
+  // `room`: the bytes the chunk may take (--max-size). It always holds the metadata,
+  // pools, descriptions and live set; the window's samples, moves and frees then go in
+  // time order while they fit, those from the time they no longer do left out, which
+  // its statistics say (stoppedGrowing: --max-size). The blocks are followed all the
+  // same: the next window is whole.
+  void cut(int64_t start_nanos, int64_t end_nanos, int64_t until_nanos, bool runs_on, size_t room,
+           std::vector<uint8_t>& out);
   // When the source chunk was last written to, as its header says (its writer patches
   // the duration at every append); INT64_MAX before a header was taken.
   int64_t written_until_nanos() const;
@@ -88,6 +94,9 @@ class ChunkWindow {
   };
 
   void follow(Sampled event);
+  // The time from which the window's own records (ended_, and the moves and new
+  // allocations of live_) no longer fit in `room` bytes; INT64_MAX when all fit.
+  int64_t first_left_out(size_t room) const;
   // A block leaves the live set: what this window made of it (its sample, unless an
   // earlier window had it, its moves, its free) goes in the window's chunk.
   void end(Block block, Record free);

@@ -94,7 +94,7 @@ int RecordingLoop::finish(int64_t ended_nanos) {
 
 int RecordingLoop::write_chunk(int64_t end_nanos, bool last) {
   std::vector<std::string> warnings;
-  std::vector<uint8_t> bytes = windows_.cut(window_start_, end_nanos, last, &warnings);
+  std::vector<uint8_t> bytes = windows_.cut(window_start_, end_nanos, last, settings_.most_bytes, &warnings);
   print_warnings(warnings);
   if (bytes.empty()) return 0;  // nothing recorded yet: the window goes on
 

@@ -25,6 +25,7 @@ struct LoopSettings {
   double period_seconds = 0;
   std::string output;  // -o, with %n and/or %t
   unsigned keep = 0;   // the newest chunk files kept; 0: all
+  uint64_t most_bytes = 0;  // --max-size: a chunk's recording at most; 0: no limit
   bool keep_jfr = false;
   bool quiet = false;
   size_t top = 10;

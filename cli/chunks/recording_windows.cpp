@@ -62,7 +62,7 @@ bool RecordingWindows::grew_since_read(const std::string& name, const Recording&
   return size && *size > recording.read_to;
 }
 
-std::vector<uint8_t> RecordingWindows::cut(int64_t start_nanos, int64_t end_nanos, bool last,
+std::vector<uint8_t> RecordingWindows::cut(int64_t start_nanos, int64_t end_nanos, bool last, uint64_t most_bytes,
                                            std::vector<std::string>* warnings) {
   for (const std::string& name : files_.names()) recordings_.try_emplace(name);
   std::vector<uint8_t> out;
@@ -96,8 +96,9 @@ std::vector<uint8_t> RecordingWindows::cut(int64_t start_nanos, int64_t end_nano
     for (size_t i = 0; i < recording.images.size(); i++) {
       ChunkWindow& window = recording.images[i];
       bool newest = i + 1 == recording.images.size();
+      size_t room = most_bytes == 0 ? SIZE_MAX : most_bytes > out.size() ? most_bytes - out.size() : 0;
       if (window.grew() || (newest && (running || recording.ran_past_last_cut)))
-        window.cut(start_nanos, end_nanos, last ? INT64_MAX : end_nanos, newest && runs_on, out);
+        window.cut(start_nanos, end_nanos, last ? INT64_MAX : end_nanos, newest && runs_on, room, out);
     }
     recording.ran_past_last_cut = runs_on;
     // Its process ended: closed until it grows, or, if it wrote after this window's

@@ -27,9 +27,11 @@ class RecordingWindows {
   // end_nanos; empty when no process has recorded anything yet. `last`: the command
   // has ended, and this one takes every sample left. The live view is that of the
   // process images that ran in the window (one that ended before has no block live
-  // then). A recording that cannot be read (damaged) is
-  // named in one line of *warnings and left out from then on.
-  std::vector<uint8_t> cut(int64_t start_nanos, int64_t end_nanos, bool last, std::vector<std::string>* warnings);
+  // then). The recording is at most `most_bytes` long (0: no limit; ChunkWindow::cut
+  // says what is left out). A recording that cannot be read (damaged) is named in one
+  // line of *warnings and left out from then on.
+  std::vector<uint8_t> cut(int64_t start_nanos, int64_t end_nanos, bool last, uint64_t most_bytes,
+                           std::vector<std::string>* warnings);
   // The windows cut so far are written: the recordings of processes that have ended,
   // all of whose records they hold, are released (RecordingFiles::release), and the
   // others give back the disk space of what the windows took in (punched_records.h).

@@ -1,7 +1,5 @@
 #include "cli/options/loop_options.h"
 
-#include <cstdint>
-
 #include "cli/options/count_check.h"
 #include "cli/options/seconds_option.h"
 #include "cli/chunks/chunk_path.h"
@@ -23,13 +21,19 @@ void add_loop_options(CLI::App* command, LoopOptions& options) {
       ->type_name("N");
 }
 
-std::string loop_problem(const LoopOptions& options, const std::string& output, const std::string& max_size) {
+std::string loop_problem(const LoopOptions& options, const std::string& output) {
   if (!options.seconds) return options.keep ? "--keep N keeps the newest N chunks of --loop: give --loop" : "";
   if (!names_each_chunk(output))
     return "--loop writes a file per chunk: -o needs %n (the chunk's number) or %t (its start time), e.g. -o "
            "app-%n.jfr";
-  if (max_size != "0") return "--max-size does not go with --loop yet";
   return "";
+}
+
+uint64_t chunk_size_limit(const LoopOptions& options, AgentOptions& agent) {
+  if (!options.seconds) return 0;
+  uint64_t limit = agent.max_size;
+  agent.max_size = 0;
+  return limit;
 }
 
 }  // namespace nmprof::cli

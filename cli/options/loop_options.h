@@ -4,7 +4,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <string>
+
+#include "protocol/agent_options.h"
 
 namespace nmprof::cli {
 
@@ -15,8 +18,13 @@ struct LoopOptions {
 
 void add_loop_options(CLI::App* command, LoopOptions& options);
 
-// The refusals of --loop and --keep that their values alone cannot tell, given -o and
-// --max-size; "" when none.
-std::string loop_problem(const LoopOptions& options, const std::string& output, const std::string& max_size);
+// The refusals of --loop and --keep that their values alone cannot tell, given -o; ""
+// when none.
+std::string loop_problem(const LoopOptions& options, const std::string& output);
+
+// Under --loop, --max-size bounds each chunk, not the agent's file (which grows on
+// while what the chunks hold is punched out of it): the limit is taken from the
+// agent's options and returned (0: none).
+uint64_t chunk_size_limit(const LoopOptions& options, AgentOptions& agent);
 
 }  // namespace nmprof::cli

@@ -168,8 +168,9 @@ int run_command(const RunOptions& options) {
   std::string error;
   if (!to_agent_options(options.recording, &agent, &error)) return fail(kExitUsage, error);
   agent.exit_watch = options.exit_watch;
-  if (std::string problem = loop_problem(options.loop, options.output, options.recording.max_size); !problem.empty())
+  if (std::string problem = loop_problem(options.loop, options.output); !problem.empty())
     return fail(kExitUsage, problem);
+  uint64_t chunk_limit = chunk_size_limit(options.loop, agent);
   if (!check_output(expand_path_template(options.output, kWidestPid, local_time_text(time(nullptr))), &error))
     return fail(kExitFailure, error);
   std::string program = check_program(options.command[0], &error);
@@ -209,8 +210,8 @@ int run_command(const RunOptions& options) {
   std::optional<RecordingLoop> loop;
   if (options.loop.seconds) {
     if (uploader) uploader->keep_newest_chunks(options.loop.keep);
-    loop.emplace(LoopSettings{options.loop.seconds, options.output, options.loop.keep, options.keep_jfr, options.quiet,
-                              options.top, options.fail_on_live, options.confidence, options.command[0]},
+    loop.emplace(LoopSettings{options.loop.seconds, options.output, options.loop.keep, chunk_limit, options.keep_jfr,
+                              options.quiet, options.top, options.fail_on_live, options.confidence, options.command[0]},
                  staged, wall_clock_nanos(), uploader.get());
     loop->start();
   }

@@ -40,7 +40,7 @@ void take_new(ChunkWindow& window, const std::string& path) {
 // The window [from, to) (ns after the recording's start) as the report reads it.
 Profile cut(ChunkWindow& window, int64_t from, int64_t to, bool last = false) {
   std::vector<uint8_t> out;
-  window.cut(kStartNanos + from, kStartNanos + to, last ? INT64_MAX : kStartNanos + to, !last, out);
+  window.cut(kStartNanos + from, kStartNanos + to, last ? INT64_MAX : kStartNanos + to, !last, SIZE_MAX, out);
   return profile::build_profile(out);
 }
 
@@ -144,7 +144,7 @@ class ChunkFiles : public ChunkWindows {
   }
   std::vector<uint8_t> cut_bytes(int64_t from, int64_t to, bool last = false) {
     std::vector<uint8_t> out;
-    window_.cut(kStartNanos + from, kStartNanos + to, last ? INT64_MAX : kStartNanos + to, !last, out);
+    window_.cut(kStartNanos + from, kStartNanos + to, last ? INT64_MAX : kStartNanos + to, !last, SIZE_MAX, out);
     return out;
   }
   Profile read(std::initializer_list<size_t> which, profile::SampleSelector* selector = nullptr) {
@@ -298,6 +298,48 @@ TEST_F(ChunkWindows, TheRecordingGivesBackTheSpaceOfWhatWasLetGoAndStillReads) {
   Profile file = profile::read_profile(path_);
   EXPECT_TRUE(file.warnings.empty()) << file.warnings[0];
   EXPECT_DOUBLE_EQ(allocated_bytes(file), 77 + 33);
+}
+
+TEST_F(ChunkWindows, AChunkWithinItsRoomLeavesOutTheWindowsLaterRecordsAndSaysSo) {
+  malloc(10, 0xA000, 100);  // the first window's, live to the end
+  chunk_->statistics(kStart + 20, {{"samples", 1}});
+  append(30);
+  cut(window_, 0, 100);
+
+  for (int i = 0; i < 200; i++) malloc(110 + i / 4, 0x10000 + 16 * i, 10);  // 50 ns of samples from 110
+  chunk_->free(kStart + 111, thread_, 0x10000);  // early: in the chunk
+  chunk_->free(kStart + 158, thread_, 0x10010);  // late: left out, the block live in it
+  chunk_->statistics(kStart + 170, {{"samples", 201}});
+  append(180);
+  std::vector<uint8_t> whole;
+  ChunkWindow copy = window_;
+  copy.cut(kStartNanos + 100, kStartNanos + 200, kStartNanos + 200, true, SIZE_MAX, whole);
+  size_t room = whole.size() * 2 / 3;
+  std::vector<uint8_t> out;
+  window_.cut(kStartNanos + 100, kStartNanos + 200, kStartNanos + 200, true, room, out);
+  EXPECT_LE(out.size(), room);
+  Profile capped = profile::build_profile(out);
+  const profile::Statistic* stopped = capped.processes.at(0).statistic("stoppedGrowing");
+  ASSERT_TRUE(stopped);
+  EXPECT_EQ(stopped->value, jfr::schema::kMaxSizeReached);
+  EXPECT_EQ(capped.processes.at(0).statistic("samples")->value, 201);  // the rest as the agent wrote them
+  // The samples up to a time, every one of them; A restated.
+  std::vector<profile::LiveSample> live = capped.live_samples();
+  int64_t last_kept = 0;
+  for (const auto& sample : live) last_kept = std::max(last_kept, sample.time_nanos - kStartNanos);
+  double allocated = allocated_bytes(capped);
+  EXPECT_GT(allocated, 0);
+  EXPECT_LT(allocated, 2000);
+  EXPECT_DOUBLE_EQ(allocated, 10.0 * 4 * (last_kept - 110 + 1));  // four samples each ns, none missing
+  EXPECT_DOUBLE_EQ(live_bytes(capped), 100 + allocated - 10);  // the early free only
+  EXPECT_EQ(capped.matched_frees(), 1u);
+
+  // The next window is whole: the blocks left out are restated live, the late free
+  // took its block away.
+  append(250);
+  Profile next = cut(window_, 200, 300, true);
+  EXPECT_DOUBLE_EQ(live_bytes(next), 100 + 2000 - 20);
+  EXPECT_DOUBLE_EQ(allocated_bytes(next), 0);
 }
 
 TEST(ChunkPath, ExpandsTheNumberBesideThePidTheTimeAndPercent) {
