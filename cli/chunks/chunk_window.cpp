@@ -278,7 +278,7 @@ void ChunkWindow::cut(int64_t start_nanos, int64_t end_nanos, int64_t until_nano
     restated.push_back(live_malloc(block.allocation, block.moves.empty() ? nullptr : &block.moves.back()));
     if (block.carried) fixed += restated.back().size();
   }
-  int64_t left_out = first_left_out(room > fixed ? room - fixed : 0);
+  int64_t left_out = room == SIZE_MAX ? INT64_MAX : first_left_out(room > fixed ? room - fixed : 0);
   auto append_in_time = [&](const Record& record) {
     if (left_out == INT64_MAX || record_ticks(record) < left_out) append(record);
   };
