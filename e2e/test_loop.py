@@ -283,6 +283,35 @@ def test_max_size_bounds_each_chunk_which_says_so_and_the_next_is_whole_again(nm
     assert site_bytes(last, "leak_at_start") == leak
 
 
+def test_the_recordings_of_ended_processes_go_once_their_chunks_are_written(nmprof, programs, tmp_path):
+    """A run of many short processes: each one's recording leaves the staging directory
+    once the chunks that hold it are written (they all stayed, on disk, to the end)."""
+    leak = programs.c("paced_allocations.c")
+    proc = subprocess.Popen([str(nmprof), "run", "--loop", "1s", "--nativemem", "0", "-q", "-o", str(tmp_path / "c-%n.jfr"),
+                             "--", "sh", "-c", f"for i in $(seq 120); do {leak} 0.05 100000 >/dev/null; done"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    most = 0
+    while proc.poll() is None:
+        most = max(most, len(list(tmp_path.glob(".nmprof-*/*.jfr"))))
+        time.sleep(0.1)
+    _, stderr = proc.communicate()
+    assert proc.returncode == 0 and "warning" not in stderr, stderr
+    assert 0 < most < 90, most
+    reports = [report_json(nmprof, f, "--top", "100") for f in tmp_path.glob("c-*.jfr")]
+    assert sum(site_bytes(r, "leak_at_start") for r in reports) == 120 * 100000
+
+
+def test_an_image_begun_after_a_chunk_ended_is_not_in_it(nmprof, programs, tmp_path):
+    """A program exec'd after the first chunk's end but before it is cut (1.5 s later)
+    is in the next chunk only (it was listed in the first, running through it)."""
+    paced = programs.c("paced_allocations.c")
+    run(nmprof, "run", "--loop", "1s", "-q", "-o", tmp_path / "c-%n.jfr", "--",
+        "sh", "-c", f"sleep 1.3; exec {paced} 1 100", check=0)
+    commands = [[p["executable"] for p in report_json(nmprof, tmp_path / f"c-{n}.jfr")["processes"]] for n in (0, 1)]
+    assert str(paced) not in commands[0], commands
+    assert str(paced) in commands[1], commands
+
+
 def test_a_process_that_outlives_the_command_is_named(nmprof, programs, tmp_path):
     leak = programs.c("paced_allocations.c")
     result = run(nmprof, "run", "--loop", "1s", "-q", "-o", tmp_path / "c-%n.jfr", "--",

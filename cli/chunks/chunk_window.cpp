@@ -307,6 +307,10 @@ void ChunkWindow::cut(int64_t start_nanos, int64_t end_nanos, int64_t until_nano
   std::copy(header_.begin() + 64, header_.end(), h + 64);  // file state and flags
 }
 
+int64_t ChunkWindow::started_nanos() const {
+  return header_.empty() ? INT64_MIN : jfr::parse_chunk_header(header_).start_nanos;
+}
+
 int64_t ChunkWindow::written_until_nanos() const {
   if (header_.empty()) return INT64_MAX;
   jfr::ChunkHeader source = jfr::parse_chunk_header(header_);

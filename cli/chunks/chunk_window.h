@@ -62,6 +62,9 @@ class ChunkWindow {
   // same: the next window is whole.
   void cut(int64_t start_nanos, int64_t end_nanos, int64_t until_nanos, bool runs_on, size_t room,
            std::vector<uint8_t>& out);
+  // When the source chunk was begun, as its header says; INT64_MIN before a header
+  // was taken.
+  int64_t started_nanos() const;
   // When the source chunk was last written to, as its header says (its writer patches
   // the duration at every append); INT64_MAX before a header was taken.
   int64_t written_until_nanos() const;

@@ -20,9 +20,6 @@ constexpr uint64_t kLongestRecord = uint64_t{1} << 30;
 
 // Covers [at, at + length) with one dropped record, then punches its whole blocks.
 int punch_one(int fd, uint64_t at, uint64_t length, uint64_t block) {
-  uint64_t first = (at + kHeadLength + block - 1) / block * block;
-  uint64_t last = (at + length) / block * block;
-  if (first >= last) return 0;
   uint8_t head[kHeadLength];
   jfr::encode_varint_padded(length, head, kSizeLength);
   head[kSizeLength] = jfr::schema::kDroppedRecords;
@@ -34,8 +31,10 @@ int punch_one(int fd, uint64_t at, uint64_t length, uint64_t block) {
     if (n <= 0) return n < 0 ? -errno : -EIO;
     done += static_cast<size_t>(n);
   }
-  if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(first),
-                static_cast<off_t>(last - first)) != 0)
+  uint64_t first = (at + kHeadLength + block - 1) / block * block;
+  uint64_t last = (at + length) / block * block;
+  if (first < last && fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(first),
+                              static_cast<off_t>(last - first)) != 0)
     return -errno;
   return 0;
 }

@@ -12,7 +12,8 @@
 namespace nmprof::cli {
 
 // 0, or -errno (EOPNOTSUPP: the file system cannot punch holes). A run without a
-// whole block to give back is left as it is.
+// whole block to give back is covered all the same: a file kept after a chunk that
+// could not be written then holds nothing that the written chunks hold.
 int punch_out_records(int fd, uint64_t begin, uint64_t end);
 
 }  // namespace nmprof::cli

@@ -25,9 +25,9 @@ class RecordingFiles {
   virtual int open_writable(const std::string& name) const = 0;
   // Its size now; nullopt when it is gone.
   virtual std::optional<uint64_t> size_of(const std::string& name) const = 0;
-  // Its process has ended and chunks written hold all of it: it may go (run keeps its
-  // staging directory whole until the end, for a chunk that could not be written).
-  virtual void release(const std::string&) {}
+  // Its process has ended and chunks written hold all of it: it goes (a run of many
+  // short processes would otherwise hold them all on disk until it ends).
+  virtual void release(const std::string& name) = 0;
 };
 
 // run's: the .jfr files of its staging directory.
@@ -38,6 +38,7 @@ class StagedRecordings final : public RecordingFiles {
   int open_file(const std::string& name) const override { return staging_.open_file(name); }
   int open_writable(const std::string& name) const override { return staging_.open_file(name, O_RDWR); }
   std::optional<uint64_t> size_of(const std::string& name) const override;
+  void release(const std::string& name) override { staging_.remove_file(name); }
 
  private:
   const StagingDirectory& staging_;

@@ -97,6 +97,8 @@ std::vector<uint8_t> RecordingWindows::cut(int64_t start_nanos, int64_t end_nano
       ChunkWindow& window = recording.images[i];
       bool newest = i + 1 == recording.images.size();
       size_t room = most_bytes == 0 ? SIZE_MAX : most_bytes > out.size() ? most_bytes - out.size() : 0;
+      // An image begun after the window's end (between it and its cut) is the next's.
+      if (!last && window.started_nanos() >= end_nanos) continue;
       if (window.grew() || (newest && (running || recording.ran_past_last_cut)))
         window.cut(start_nanos, end_nanos, last ? INT64_MAX : end_nanos, newest && runs_on, room, out);
     }

@@ -87,6 +87,8 @@ int StagingDirectory::open_file(const std::string& name, int access) const {
   return fd;
 }
 
+void StagingDirectory::remove_file(const std::string& name) const { unlinkat(fd_, name.c_str(), 0); }
+
 void StagingDirectory::remove() {
   for (const std::string& name : names("")) unlinkat(fd_, name.c_str(), 0);
   // By its name, as a last step: if someone swapped in another directory, only an

@@ -300,6 +300,24 @@ TEST_F(ChunkWindows, TheRecordingGivesBackTheSpaceOfWhatWasLetGoAndStillReads) {
   EXPECT_DOUBLE_EQ(allocated_bytes(file), 77 + 33);
 }
 
+TEST_F(ChunkWindows, ARunWithoutAWholeBlockToGiveBackIsCoveredAllTheSame) {
+  // A file kept after a chunk that could not be written holds nothing the written
+  // chunks hold.
+  malloc(10, 0xA000, 100);
+  chunk_->free(kStart + 20, thread_, 0xA000);
+  append(30);
+  cut(window_, 0, 100);
+  std::vector<ChunkWindow::ByteRange> runs = window_.let_go();
+  ASSERT_EQ(runs.size(), 1u);
+  ASSERT_LT(runs[0].end - runs[0].begin, 4096u);
+  ASSERT_EQ(cli::punch_out_records(fd_, runs[0].begin, runs[0].end), 0);
+  Profile file = profile::read_profile(path_);
+  EXPECT_TRUE(file.warnings.empty()) << file.warnings[0];
+  EXPECT_DOUBLE_EQ(allocated_bytes(file), 0);
+  EXPECT_EQ(file.matched_frees() + file.unmatched_frees(), 0u);
+  EXPECT_EQ(file.processes.size(), 1u);  // the descriptions stay
+}
+
 TEST_F(ChunkWindows, AChunkWithinItsRoomLeavesOutTheWindowsLaterRecordsAndSaysSo) {
   malloc(10, 0xA000, 100);  // the first window's, live to the end
   chunk_->statistics(kStart + 20, {{"samples", 1}});

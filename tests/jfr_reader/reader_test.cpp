@@ -165,6 +165,22 @@ std::string write_nmprof_file(const std::string& name) {
   return path;
 }
 
+TEST(RecordingReader, AFileThatChangesWhileItIsReadEndsTheWalkInsteadOfLoopingInPlace) {
+  // A looping session punches out what it read of a recording while `report` may be
+  // reading it (mapped): the sizes the first pass saw are zeros by the second.
+  std::vector<uint8_t> bytes = testing::read_file(write_nmprof_file("changing.jfr"));
+  Recording recording(bytes);
+  size_t events = 0;
+  recording.for_each_chunk([&](const Chunk& chunk) {
+    std::fill(bytes.begin() + kChunkHeaderSize, bytes.end(), uint8_t{0});
+    chunk.for_each_event([&](const Event&) { events++; });
+  });
+  EXPECT_EQ(events, 0u);
+  ASSERT_EQ(recording.warnings().size(), 1u);
+  EXPECT_EQ(recording.warnings()[0], "chunk 1 (offset 0): changed while it was read: its records from offset 68 on "
+                                     "are left out");
+}
+
 TEST(RecordingReader, ReadsEventsAndResolvesPoolsOfAnNmprofChunk) {
   Seen seen = read_all(write_nmprof_file("basic.jfr"));
   EXPECT_TRUE(seen.warnings.empty()) << seen.warnings[0];

@@ -90,12 +90,26 @@ void Chunk::for_each_event(Visit&& visit) const {
   std::string first_error;
   for (size_t pos = kChunkHeaderSize; pos < layout_.bytes.size();) {
     passed(pos, last_told);
-    ByteReader in(layout_.bytes, pos);  // record sizes were validated by scan_records
-    size_t size = static_cast<size_t>(in.varint());
-    auto type = event_types_.find(in.varint());
+    // Record sizes were validated by scan_records, but a file that changes while it is
+    // read (a looping session's, whose read records are punched out) may now say
+    // otherwise: what follows is then left out, never walked in place.
+    uint64_t size = 0, type_id = 0;
+    size_t head = 0;
+    try {
+      ByteReader in(layout_.bytes, pos);
+      size = in.varint();
+      type_id = in.varint();
+      head = in.position() - pos;
+    } catch (const FormatError&) {
+    }
+    if (size <= head || size > layout_.bytes.size() - pos) {
+      warn("changed while it was read: its records from offset " + std::to_string(offset_ + pos) + " on are left out");
+      break;
+    }
+    auto type = event_types_.find(type_id);
     if (type != event_types_.end()) {
       try {
-        visit(Event(decoder_, *type->second, layout_.bytes.subspan(pos, size), in.position() - pos, offset_ + pos));
+        visit(Event(decoder_, *type->second, layout_.bytes.subspan(pos, size), head, offset_ + pos));
       } catch (const FormatError& e) {
         if (damaged++ == 0) {
           first_damaged = offset_ + pos;
@@ -103,7 +117,7 @@ void Chunk::for_each_event(Visit&& visit) const {
         }
       }
     }
-    pos += size;
+    pos += static_cast<size_t>(size);
   }
   if (damaged) warn_damaged_events(damaged, first_damaged, first_error);
 }
