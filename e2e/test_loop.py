@@ -6,6 +6,7 @@ however old."""
 
 import json
 import math
+import os
 import re
 import shutil
 import subprocess
@@ -310,6 +311,20 @@ def test_an_image_begun_after_a_chunk_ended_is_not_in_it(nmprof, programs, tmp_p
     commands = [[p["executable"] for p in report_json(nmprof, tmp_path / f"c-{n}.jfr")["processes"]] for n in (0, 1)]
     assert str(paced) not in commands[0], commands
     assert str(paced) in commands[1], commands
+
+
+def test_a_process_that_gets_the_pid_of_an_ended_one_is_in_the_chunks(nmprof, programs, tmp_path):
+    """Over weeks pids come round again: a process with the pid of one whose recording
+    is already in chunks records into a file of its own name anew (its allocations
+    were missing from the chunks)."""
+    if os.geteuid() != 0 or subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", "true"]).returncode != 0:
+        pytest.skip("needs root and unshare (a pid namespace, where the pid is chosen)")
+    result = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", str(nmprof), "run", "--loop", "1s",
+                             "--nativemem", "0", "-q", "-o", str(tmp_path / "c-%n.jfr"), "--",
+                             str(programs.c("reused_pid.c")), "500"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and "warning" not in result.stderr, result.stderr
+    merged = report_json(nmprof, *tmp_path.glob("c-*.jfr"), "--top", "100")
+    assert site_bytes(merged, "first_child") == 500_000 and site_bytes(merged, "second_child") == 500_000
 
 
 def test_a_process_that_outlives_the_command_is_named(nmprof, programs, tmp_path):

@@ -224,11 +224,14 @@ std::optional<uint64_t> AttachRecordings::size_of(const std::string& name) const
   return static_cast<uint64_t>(st.st_size);
 }
 
-void AttachRecordings::release(const std::string& name) {
+bool AttachRecordings::release(const std::string& name) {
   auto it = std::find_if(files_.begin(), files_.end(), [&](const File& f) { return f.name == name; });
-  if (it == files_.end() || it->child == 0) return;  // the target's own goes at the end
-  if (attach::UniqueFd fd = readable(*it)) (void)attach::remove_from_target_tmp(target_, tmp_, it->name, fd.get());
+  if (it == files_.end() || it->child == 0) return false;  // the target's own goes at the end
+  bool gone = true;  // unless it is there and stays
+  if (attach::UniqueFd fd = readable(*it))
+    gone = static_cast<bool>(attach::remove_from_target_tmp(target_, tmp_, it->name, fd.get()));
   files_.erase(it);
+  return gone;
 }
 
 }  // namespace nmprof::cli

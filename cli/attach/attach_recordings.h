@@ -89,7 +89,7 @@ class AttachRecordings final : public RecordingFiles {
   int open_file(const std::string& name) const override;
   int open_writable(const std::string& name) const override;
   std::optional<uint64_t> size_of(const std::string& name) const override;
-  void release(const std::string& name) override;
+  bool release(const std::string& name) override;
 
  private:
   struct File {

@@ -26,8 +26,9 @@ class RecordingFiles {
   // Its size now; nullopt when it is gone.
   virtual std::optional<uint64_t> size_of(const std::string& name) const = 0;
   // Its process has ended and chunks written hold all of it: it goes (a run of many
-  // short processes would otherwise hold them all on disk until it ends).
-  virtual void release(const std::string& name) = 0;
+  // short processes would otherwise hold them all on disk until it ends). Whether it
+  // is gone (an attach's target keeps its own file to the end).
+  virtual bool release(const std::string& name) = 0;
 };
 
 // run's: the .jfr files of its staging directory.
@@ -38,7 +39,7 @@ class StagedRecordings final : public RecordingFiles {
   int open_file(const std::string& name) const override { return staging_.open_file(name); }
   int open_writable(const std::string& name) const override { return staging_.open_file(name, O_RDWR); }
   std::optional<uint64_t> size_of(const std::string& name) const override;
-  void release(const std::string& name) override { staging_.remove_file(name); }
+  bool release(const std::string& name) override { return staging_.remove_file(name); }
 
  private:
   const StagingDirectory& staging_;

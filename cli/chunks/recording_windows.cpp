@@ -134,8 +134,11 @@ void RecordingWindows::let_go_written(std::vector<std::string>* warnings) {
   for (const std::string& name : finished_) {
     Recording& recording = recordings_[name];
     if (recording.fd >= 0 || recording.released) continue;  // it grew again since (an exec)
-    files_.release(name);
-    recording.released = true;
+    // A file of the same name from now on is a new process's that got the same pid.
+    if (files_.release(name))
+      recordings_.erase(name);
+    else
+      recording.released = true;
   }
   finished_.clear();
 }

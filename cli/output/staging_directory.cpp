@@ -87,7 +87,9 @@ int StagingDirectory::open_file(const std::string& name, int access) const {
   return fd;
 }
 
-void StagingDirectory::remove_file(const std::string& name) const { unlinkat(fd_, name.c_str(), 0); }
+bool StagingDirectory::remove_file(const std::string& name) const {
+  return unlinkat(fd_, name.c_str(), 0) == 0 || errno == ENOENT;
+}
 
 void StagingDirectory::remove() {
   for (const std::string& name : names("")) unlinkat(fd_, name.c_str(), 0);

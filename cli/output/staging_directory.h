@@ -38,8 +38,8 @@ class StagingDirectory {
   // Opens the entry `name` for reading (or as `access` says): a regular file of ours
   // with a single link, or a negative safe_file error.
   int open_file(const std::string& name, int access = O_RDONLY) const;
-  // Deletes the entry `name`.
-  void remove_file(const std::string& name) const;
+  // Deletes the entry `name`; whether it is gone.
+  bool remove_file(const std::string& name) const;
   // Deletes the entries and the directory.
   void remove();
 
