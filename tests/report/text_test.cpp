@@ -186,13 +186,15 @@ TEST(JsonWriter, EscapesStringsAndReplacesInvalidUtf8) {
   json.field("s", std::string_view("a\"b\\c\n\x01 \xC3\xA9 \xFF"));
   json.field("n", 1.5);
   json.field("i", int64_t{-3});
+  json.field("whole", 42000000.0);  // not 4.2e+07
+  json.field("huge", 1e300);
   json.key("list");
   json.begin_array();
   json.end_array();
   json.end_object();
   EXPECT_EQ(out.str(),
             "{\n  \"s\": \"a\\\"b\\\\c\\u000a\\u0001 \xC3\xA9 \\ufffd\",\n  \"n\": 1.5,\n  \"i\": -3,\n"
-            "  \"list\": []\n}\n");
+            "  \"whole\": 42000000,\n  \"huge\": 1e+300,\n  \"list\": []\n}\n");
 }
 
 }  // namespace

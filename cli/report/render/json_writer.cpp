@@ -38,8 +38,13 @@ void JsonWriter::value(double v) {
     out_ << "null";
     return;
   }
+  // A whole number as one (42000000, not the shortest form's 4.2e+07), where a
+  // double holds it exactly.
+  constexpr double kExact = 9007199254740992.0;  // 2^53
   char buf[32];
-  auto [end, error] = std::to_chars(buf, buf + sizeof buf, v);
+  auto [end, error] = std::abs(v) < kExact && v == std::trunc(v)
+                          ? std::to_chars(buf, buf + sizeof buf, static_cast<int64_t>(v))
+                          : std::to_chars(buf, buf + sizeof buf, v);
   out_.write(buf, end - buf);
 }
 
